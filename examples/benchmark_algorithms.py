@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Head-to-head: REINFORCE, REINFORCE+ReBN, GRPO and PPO on gem-ts environments.
 
-One file, CPU-friendly. For each task it builds a tiny causal language model (a character-level
-transformer written below, or any Hugging Face model with --model), warm-starts it with a short
-supervised phase on valid-format actions (``\\boxed{k}``) so that RL has something to improve, then
-trains a copy of that same starting point with each algorithm under the same budget, seeds and
-hyper-parameters, and writes:
+One file, CPU-friendly. For each task it builds a tiny causal language model (a transformer written
+below with a word-level tokenizer built from the env's own text, or any Hugging Face model with
+--model), warm-starts it with a short supervised phase (language modelling on observations from
+random play, plus random valid actions ``\\boxed{k}`` as targets: nothing about good play) so that RL
+has something to improve, then trains a copy of that same starting point with each algorithm under
+the same budget, seeds and hyper-parameters, and writes:
 
   <out>/results.json   every number: settings, baselines, learning curves, final scores, timings
   <out>/results.md     the head-to-head table
@@ -31,9 +32,9 @@ response, divided by a constant --max-new-tokens, Dr.GRPO style) with Adam; with
 --minibatches 1 the ratio is 1 and this is the plain policy gradient.
 
 Runs:
-  python examples/benchmark_algorithms.py            # default: both tasks, 4 algorithms (~12 min on 2 idle CPU cores)
+  python examples/benchmark_algorithms.py            # default: both tasks, 4 algorithms (~13 min on 2 idle CPU cores)
   python examples/benchmark_algorithms.py --quick    # a CI-sized run (~2 min)
-  python examples/benchmark_algorithms.py --demo     # what `npm run demo` runs: REINFORCE+ReBN on both tasks
+  python examples/benchmark_algorithms.py --demo     # what `npm run demo` runs: REINFORCE+ReBN on the game (~3 min)
   python examples/benchmark_algorithms.py --algos rebn grpo --tasks game --iters 400
   python examples/benchmark_algorithms.py --model Qwen/Qwen3-0.6B --device cuda   # a real LM, on a GPU
 
@@ -87,17 +88,33 @@ class Task:
     wrappers: str
     gamma: float
     description: str
-    # Valid-format actions for the supervised warm start and the random-action baseline.
-    format_action: Callable[[np.random.Generator], str]
+    # A uniformly random valid action given the observation: the warm start's targets and the
+    # random baseline (on the game, a number not guessed yet: GEM calls a repeat an invalid action).
+    valid_action: Callable[[np.random.Generator, str], str]
     # This task's share of --iters (the same for every algorithm).
     iters_share: float = 1.0
+    # The tiny policy's prompt window in tokens and the policy learning rate, unless --context / --lr
+    # say otherwise (the same for every algorithm on this task).
+    context: int = 48
+    lr: float = 1e-3
 
     def iterations(self, iters: int) -> int:
         return max(1, round(iters * self.iters_share))
 
 
-def _boxed_int(lo: int, hi: int) -> Callable[[np.random.Generator], str]:
-    return lambda rng: f"\\boxed{{{int(rng.integers(lo, hi + 1))}}}"
+def _boxed_int(lo: int, hi: int) -> Callable[[np.random.Generator, str], str]:
+    return lambda rng, observation: f"\\boxed{{{int(rng.integers(lo, hi + 1))}}}"
+
+
+def _fresh_guess(lo: int, hi: int) -> Callable[[np.random.Generator, str], str]:
+    """A uniformly random number in range that the observation does not show as guessed already."""
+
+    def act(rng: np.random.Generator, observation: str) -> str:
+        guessed = {int(g) for g in re.findall(r"you guessed (\d+)", observation)}
+        left = [k for k in range(lo, hi + 1) if k not in guessed] or list(range(lo, hi + 1))
+        return f"\\boxed{{{left[int(rng.integers(len(left)))]}}}"
+
+    return act
 
 
 TASKS: dict[str, Task] = {
@@ -108,7 +125,7 @@ TASKS: dict[str, Task] = {
         wrappers="concat",
         gamma=0.9,
         description="multi-turn: GuessTheNumber 1–10 in 4 turns, `concat` history, γ=0.9 (GEM's game recipe)",
-        format_action=_boxed_int(1, 10),
+        valid_action=_fresh_guess(1, 10),
     ),
     "single": Task(
         key="single",
@@ -117,8 +134,10 @@ TASKS: dict[str, Task] = {
         wrappers="",
         gamma=1.0,
         description="single-turn: ReasoningGym letter_counting (how often a letter occurs in a short text), γ=1",
-        format_action=_boxed_int(0, 5),
+        valid_action=_boxed_int(0, 5),
         iters_share=0.5,  # one turn per episode, so half the iterations are plenty
+        context=64,
+        lr=5e-4,  # one noisy bit per episode: at 1e-3 the policy wanders instead of settling
     ),
 }
 
@@ -310,6 +329,12 @@ class TinyPolicy:
         h, _ = self.model.hidden(prompts["ids"])
         return h[:, -1]
 
+    def prompt_nll(self, prompts: dict) -> torch.Tensor:
+        """Mean next-token loss over the prompts' own text (language modelling on observations)."""
+        ids = prompts["ids"]
+        logits, _ = self.model(ids[:, :-1])
+        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(), ids[:, 1:].reshape(-1), ignore_index=self.pad_id)
+
     def describe(self) -> str:
         n = sum(p.numel() for p in self.model.parameters())
         c = self.cfg
@@ -389,6 +414,10 @@ class HFPolicy:
         c = prompts["ids"].shape[1]
         logits = logits[:, c - 1 : -1]
         return torch.log_softmax(logits.float(), dim=-1).gather(-1, resp.ids[..., None]).squeeze(-1)
+
+    def prompt_nll(self, prompts: dict) -> torch.Tensor:
+        labels = prompts["ids"].masked_fill(prompts["mask"] == 0, -100)
+        return self.model(input_ids=prompts["ids"], attention_mask=prompts["mask"], labels=labels).loss.float()
 
     def last_hidden(self, prompts: dict) -> torch.Tensor:
         out = self.model(input_ids=prompts["ids"], attention_mask=prompts["mask"], output_hidden_states=True)
@@ -480,7 +509,7 @@ def run_episodes(vec, policy, seeds: list[int], groups: list[int], temperature: 
             texts = resp.texts
             rows = [row[: int(m.sum())] for row, m in zip(resp.ids.cpu().tolist(), resp.mask.cpu())]
         else:
-            texts = [actor() for _ in active]
+            texts = [actor(o) for o in obs]
             rows = [[] for _ in active]
         next_obs, rewards, terminated, truncated, _ = vec.step({i: a for i, a in zip(active, texts)})
         still = []
@@ -644,17 +673,20 @@ def random_play_observations(vec, task: Task, count: int, seed: int) -> list[str
     n = vec.num_envs
     while len(observations) < count:
         eps = run_episodes(vec, None, [start + i for i in range(n)], list(range(n)), 1.0, False, None,
-                           actor=lambda: task.format_action(rng))
+                           actor=lambda o: task.valid_action(rng, o))
         start += n
         observations += [t.observation for e in eps for t in e.turns]
     return observations[:count]
 
 
 def warm_start(policy, task: Task, observations: list[str], args, log) -> dict:
-    """Supervised phase: teach the answer FORMAT on real observations with uniformly random targets.
+    """Supervised phase: learn to READ the env's text and to WRITE a valid action; nothing about good play.
 
-    The targets are fresh random valid actions, unrelated to the observation, so the model learns to
-    write `\\boxed{k}` but nothing about which k is good: that is left to RL.
+    Two losses on observations met in random play: next-token prediction on the observation itself (what
+    pre-training gives a real LLM: without it, fitting random targets teaches the tiny model to ignore
+    its input, and RL then has no features of the hints to build on), and the action format, with
+    targets drawn uniformly from the valid actions (on the game: numbers not guessed yet), so the
+    model writes `\\boxed{k}` but learns nothing about which k is good: that is left to RL.
     """
     rng = np.random.default_rng(args.seed + 7)
     opt = torch.optim.AdamW(policy.model.parameters(), lr=args.sft_lr, weight_decay=0.0)
@@ -664,9 +696,11 @@ def warm_start(policy, task: Task, observations: list[str], args, log) -> dict:
     for step in range(args.sft_steps):
         idx = rng.integers(0, len(observations), size=args.sft_batch)
         prompts = policy.encode_prompts([observations[i] for i in idx])
-        resp = policy.encode_targets([task.format_action(rng) for _ in idx])
+        resp = policy.encode_targets([task.valid_action(rng, observations[i]) for i in idx])
         logp = policy.token_logprobs(prompts, resp)
         loss = -(logp * resp.mask).sum() / resp.mask.sum()
+        if args.sft_lm_weight > 0:
+            loss = loss + args.sft_lm_weight * policy.prompt_nll(prompts)
         opt.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(policy.model.parameters(), args.grad_clip)
@@ -689,7 +723,7 @@ def train_one(algo: str, task: Task, vecs: dict, start_state: dict, policy, args
     policy.model.load_state_dict(start_state)
     gen = torch.Generator().manual_seed(args.seed)
     eval_gen = lambda: torch.Generator().manual_seed(args.seed + 1)  # noqa: E731 - same eval draws each time
-    opt = torch.optim.Adam(policy.model.parameters(), lr=args.lr, betas=(0.9, 0.95))
+    opt = torch.optim.Adam(policy.model.parameters(), lr=args.lr or task.lr, betas=(0.9, 0.95))
     critic = critic_opt = None
     if algo == "ppo":
         critic = Critic(policy)
@@ -770,8 +804,7 @@ def results_markdown(results: dict) -> str:
     s = results["settings"]
     lines.append(
         f"Budget: every algorithm gets the same iterations on a task (listed below), each of {s['rollout_envs']} episodes "
-        f"(GRPO groups of {s['group_size']} from one initial state), {s['epochs']} epochs × {s['minibatches']} minibatches, "
-        f"lr {s['lr']}. Policy: {results['policy']}. "
+        f"(GRPO groups of {s['group_size']} from one initial state), {s['epochs']} epochs × {s['minibatches']} minibatches. "
         f"Success rate and mean episode return over {s['eval_episodes']} held-out episodes "
         f"({'greedy' if s['greedy_eval'] else 'sampled at temperature 1'})."
     )
@@ -788,7 +821,8 @@ def results_markdown(results: dict) -> str:
     for key, tr in results["tasks"].items():
         iters = next(iter(tr["algorithms"].values()))["iters"] if tr["algorithms"] else 0
         kwargs = f" {json.dumps(tr['env_kwargs'])}" if tr["env_kwargs"] else ""
-        lines.append(f"- **{key}**: `{tr['env_id']}`{kwargs} — {tr['description']}; {iters} iterations.")
+        lines.append(f"- **{key}**: `{tr['env_id']}`{kwargs} — {tr['description']}; {iters} iterations, lr {tr['lr']}; "
+                     f"policy: {tr['policy']}.")
     return "\n".join(lines) + "\n"
 
 
@@ -822,11 +856,11 @@ def plot_curves(results: dict, path: Path) -> None:
 # ────────────────────────────────────────────── main ─────────────────────────────────────────────
 
 
-def build_policy(args, device: torch.device, corpus: list[str]):
+def build_policy(args, task: Task, device: torch.device, corpus: list[str]):
     if args.model:
-        return HFPolicy(args.model, args.max_new_tokens, args.context, device)
+        return HFPolicy(args.model, args.max_new_tokens, args.context or 1024, device)
     tokenizer = WordTokenizer(corpus)
-    cfg = TinyConfig(tokenizer.vocab_size, args.context, args.max_new_tokens, args.d_model, args.n_layer, args.n_head)
+    cfg = TinyConfig(tokenizer.vocab_size, args.context or task.context, args.max_new_tokens, args.d_model, args.n_layer, args.n_head)
     return TinyPolicy(cfg, tokenizer, device)
 
 
@@ -849,11 +883,10 @@ def run(args) -> dict:
         try:
             observations = random_play_observations(vecs["train"], task, args.sft_prompts, args.seed)
             torch.manual_seed(args.seed)
-            policy = build_policy(args, device, observations)
-            results["policy"] = policy.describe()
+            policy = build_policy(args, task, device, observations)
             log.info(f"━━ {key}: {task.env_id} {task.env_kwargs or ''} — {policy.describe()}")
             rng = np.random.default_rng(args.seed + 3)
-            random_action = evaluate(vecs["eval"], None, args, None, actor=lambda: task.format_action(rng))
+            random_action = evaluate(vecs["eval"], None, args, None, actor=lambda o: task.valid_action(rng, o))
             sft = warm_start(policy, task, observations, args, log) if args.sft_steps > 0 else None
             start_state = copy.deepcopy(policy.model.state_dict())
             policy.model.eval()
@@ -868,6 +901,7 @@ def run(args) -> dict:
                          f"turns {f['turns']:.2f} ({algos[algo]['seconds']:.0f} s)")
             results["tasks"][key] = {
                 "env_id": task.env_id, "env_kwargs": task.env_kwargs, "wrappers": task.wrappers, "gamma": task.gamma,
+                "policy": policy.describe(), "lr": args.lr or task.lr,
                 "description": task.description, "random_action": random_action, "warm_start": warm,
                 "warm_start_training": sft, "algorithms": algos,
             }
@@ -885,9 +919,9 @@ def run(args) -> dict:
 
 PRESETS = {
     # unset flags take these values; --tasks/--algos only when not given on the command line
-    "default": dict(iters=300, eval_every=25, eval_episodes=128, sft_steps=300),
+    "default": dict(iters=250, eval_every=25, eval_episodes=128, sft_steps=600),
     "quick": dict(iters=32, eval_every=8, eval_episodes=64, sft_steps=150),
-    "demo": dict(iters=150, eval_every=25, eval_episodes=128, sft_steps=300, tasks=["game", "single"], algos=["rebn"]),
+    "demo": dict(iters=200, eval_every=50, eval_episodes=128, sft_steps=600, tasks=["game"], algos=["rebn"]),
 }
 
 
@@ -902,19 +936,19 @@ def parse_args(argv: list[str] | None = None):
     g.add_argument("--algos", nargs="+", choices=ALGORITHMS, help="algorithms to compare (default: all four)")
     preset = g.add_mutually_exclusive_group()
     preset.add_argument("--quick", action="store_true", help="a CI-sized run: fewer iterations, episodes and warm-start steps (< 2 min)")
-    preset.add_argument("--demo", action="store_true", help="what `npm run demo` runs: REINFORCE+ReBN only, on both tasks (about 3 min)")
+    preset.add_argument("--demo", action="store_true", help="what `npm run demo` runs: REINFORCE+ReBN only, on the game (about 3 min)")
     g.add_argument("--out", default="runs/benchmark", help="output folder for results.json, results.md, curves.png")
     g.add_argument("--seed", type=int, default=0, help="seeds the model, sampling and every env reset")
     g.add_argument("--quiet", action="store_true", help="no progress output")
     g = p.add_argument_group("budget (the same for every algorithm; unset values come from the preset)")
-    g.add_argument("--iters", type=int, help="training iterations on the game; the single-turn task gets half (default 300; --quick 32; --demo 150)")
-    g.add_argument("--rollout-envs", type=int, default=32, help="episodes per iteration (and envs in the vector env)")
+    g.add_argument("--iters", type=int, help="training iterations on the game; the single-turn task gets half (default 250; --quick 32; --demo 200)")
+    g.add_argument("--rollout-envs", type=int, default=64, help="episodes per iteration (and envs in the vector env)")
     g.add_argument("--group-size", type=int, default=4, help="episodes replayed from one initial state (GRPO's group)")
     g.add_argument("--eval-every", type=int, help="iterations between evaluations (default 25; --quick 8)")
     g.add_argument("--eval-episodes", type=int, help="held-out episodes per evaluation (default 128; --quick 64)")
     g.add_argument("--greedy-eval", action="store_true", help="evaluate greedily instead of sampling at temperature 1")
     g = p.add_argument_group("optimisation (shared)")
-    g.add_argument("--lr", type=float, default=5e-4, help="policy learning rate (Adam)")
+    g.add_argument("--lr", type=float, help="policy learning rate, Adam (default: the task's, 1e-3 on the game, 5e-4 on the single-turn task)")
     g.add_argument("--critic-lr", type=float, default=5e-4, help="PPO critic learning rate")
     g.add_argument("--epochs", type=int, default=2, help="passes over each batch")
     g.add_argument("--minibatches", type=int, default=2, help="optimiser steps per pass")
@@ -930,14 +964,17 @@ def parse_args(argv: list[str] | None = None):
     g.add_argument("--d-model", type=int, default=64, help="tiny model width")
     g.add_argument("--n-layer", type=int, default=2, help="tiny model depth")
     g.add_argument("--n-head", type=int, default=4, help="tiny model attention heads")
-    g.add_argument("--context", type=int, default=56, help="prompt window in tokens (the observation is cut from the left)")
+    g.add_argument("--context", type=int,
+                   help="prompt window in tokens, the observation cut from the left (default: the task's, 48 on the game, 64 on the single-turn task; 1024 with --model)")
     g.add_argument("--max-new-tokens", type=int, default=10, help="response length limit (longer responses become an invalid action)")
-    g.add_argument("--threads", type=int, default=1,
-                   help="torch CPU threads (0: torch's default). One is best for the tiny model: its matmuls are too small to split, and spare threads spin-wait on a busy machine")
-    g = p.add_argument_group("supervised warm start (format only: random valid actions as targets)")
-    g.add_argument("--sft-steps", type=int, help="warm-start steps, 0 to skip (default 300; --quick 150)")
+    g.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1),
+                   help="torch CPU threads (0: torch's default). Two made the default run ~25%% faster than one on the 2-core machine; more only spin-wait on the tiny model's small matmuls")
+    g = p.add_argument_group("supervised warm start (language modelling on observations + random valid actions as targets)")
+    g.add_argument("--sft-steps", type=int, help="warm-start steps, 0 to skip (default 600; --quick 150)")
     g.add_argument("--sft-batch", type=int, default=32, help="warm-start batch size")
     g.add_argument("--sft-lr", type=float, default=2e-3, help="warm-start learning rate")
+    g.add_argument("--sft-lm-weight", type=float, default=1.0,
+                   help="weight of next-token prediction on the observations' own text in the warm start (0: format only)")
     g.add_argument("--sft-prompts", type=int, default=512, help="observations collected for the warm start")
     args = p.parse_args(argv)
     preset = PRESETS["quick" if args.quick else "demo" if args.demo else "default"]

@@ -13,7 +13,7 @@ if (!py) {
 }
 
 const out = join(root, 'runs', 'demo');
-console.log('\n━━ gem-ts demo: a tiny language model trained with REINFORCE+ReBN on a gem-ts game and a single-turn task ━━');
+console.log('\n━━ gem-ts demo: a tiny language model learns GuessTheNumber with REINFORCE+ReBN ━━');
 console.log('   (Node serves the envs over ZeroMQ + Arrow; PyTorch trains on the CPU; about three minutes)\n');
 mustRun(py, [join(root, 'examples', 'benchmark_algorithms.py'), '--demo', '--out', out, ...process.argv.slice(2)]);
 

@@ -83,6 +83,31 @@ def test_tokenizer_round_trips_ascii_and_spells_unknown_words():
     assert len(tok.encode(" zebra")) == len(" zebra")
 
 
+def test_the_games_random_valid_action_never_repeats_a_guess():
+    obs = ("At turn 1, you guessed 3, and the target number is higher than 3.\n"
+           "At turn 2, you guessed 7, which you have already guessed before.\nEnter your next guess.")
+    rng = np.random.default_rng(0)
+    picks = {bench.TASKS["game"].valid_action(rng, obs) for _ in range(400)}
+    assert picks == {f"\\boxed{{{k}}}" for k in (1, 2, 4, 5, 6, 8, 9, 10)}
+
+
+def test_warm_start_language_modelling_loss_learns_the_observation_text():
+    corpus = ["At turn 1, you guessed 5, and the target number is higher than 5."] * 4
+    tok = bench.WordTokenizer(corpus)
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    policy = bench.TinyPolicy(bench.TinyConfig(tok.vocab_size, 24, 4, 32, 1, 2), tok, torch.device("cpu"))
+    prompts = policy.encode_prompts(corpus)
+    opt = torch.optim.Adam(policy.model.parameters(), lr=1e-2)
+    first = policy.prompt_nll(prompts).item()
+    for _ in range(30):
+        loss = policy.prompt_nll(prompts)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    assert policy.prompt_nll(prompts).item() < 0.2 * first
+
+
 def test_bad_flags_are_rejected():
     with pytest.raises(SystemExit):
         bench.parse_args(["--rollout-envs", "10", "--group-size", "4"])
@@ -106,16 +131,16 @@ def test_quick_run_writes_every_result_for_every_algorithm_and_task(tmp_path):
         assert f"| {label} |" in table
 
 
-@pytest.mark.timeout(600)
-def test_rebn_beats_the_untrained_policy_on_a_fixed_seed(tmp_path):
-    # The single-turn task (rg:letter_counting) learns within a CI budget; the multi-turn game needs
-    # far more iterations than CI can give. Same 128 held-out questions before and after RL.
-    results = bench.main(["--tasks", "single", "--algos", "rebn", "--iters", "160", "--eval-every", "80",
-                          "--sft-steps", "150", "--seed", "0", "--quiet", "--out", str(tmp_path)])
-    task = results["tasks"]["single"]
+@pytest.mark.timeout(900)
+def test_rebn_learns_the_game_on_a_fixed_seed(tmp_path):
+    # Half the default budget on GuessTheNumber-v0-easy: the same 128 held-out games before and after RL.
+    # At seed 0 this measured 0.39 before, 0.58 after, random valid guessing 0.43.
+    results = bench.main(["--tasks", "game", "--algos", "rebn", "--iters", "150", "--eval-every", "150",
+                          "--seed", "0", "--quiet", "--out", str(tmp_path)])
+    task = results["tasks"]["game"]
     before, after = task["warm_start"], task["algorithms"]["rebn"]["final"]
-    assert after["success"] > before["success"] + 0.04, (before, after)
-    assert after["success"] > task["random_action"]["success"], task["random_action"]
+    assert after["success"] > before["success"] + 0.1, (before, after)
+    assert after["success"] > task["random_action"]["success"] + 0.05, task["random_action"]
 
 
 def _tiny_hf_model(path: Path) -> None:
@@ -144,7 +169,7 @@ def test_model_flag_trains_a_hugging_face_model_from_a_local_path(tmp_path):
         "--iters", "1", "--eval-every", "1", "--eval-episodes", "8", "--rollout-envs", "8",
         "--sft-steps", "2", "--sft-prompts", "16", "--context", "256", "--quiet", "--out", str(out),
     ])
-    assert "tiny-gpt2" in results["policy"]
+    assert "tiny-gpt2" in results["tasks"]["single"]["policy"]
     for algo in ("rebn", "ppo"):
         curve = results["tasks"]["single"]["algorithms"][algo]["curve"]
         assert [p["iter"] for p in curve] == [0, 1]
