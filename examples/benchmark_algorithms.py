@@ -986,6 +986,11 @@ def parse_args(argv: list[str] | None = None):
         p.error("--rollout-envs must be a multiple of --group-size")
     if args.iters < 1 or args.eval_every < 1 or args.eval_episodes < 1:
         p.error("--iters, --eval-every and --eval-episodes must be positive")
+    for flag in ("lr", "context"):  # unset means the task's own value
+        if getattr(args, flag) is not None and getattr(args, flag) <= 0:
+            p.error(f"--{flag} must be positive")
+    if args.sft_lm_weight < 0:
+        p.error("--sft-lm-weight must be 0 (format only) or positive")
     args.max_new_tokens = max(args.max_new_tokens, 2)
     return args
 

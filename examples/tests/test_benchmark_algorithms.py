@@ -113,6 +113,10 @@ def test_bad_flags_are_rejected():
         bench.parse_args(["--rollout-envs", "10", "--group-size", "4"])
     with pytest.raises(SystemExit):
         bench.parse_args(["--algos", "a2c"])
+    for bad in (["--lr", "0"], ["--context", "-8"], ["--sft-lm-weight", "-1"]):
+        with pytest.raises(SystemExit):
+            bench.parse_args(bad)
+    assert bench.parse_args(["--sft-lm-weight", "0"]).sft_lm_weight == 0
 
 
 @pytest.mark.timeout(600)
