@@ -90,13 +90,19 @@ describe.skipIf(!bwrapWorks())('Sandbox (bubblewrap)', () => {
 });
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/unprivilegedSandbox.ts', import.meta.url));
-const canDropToNobody = isRoot() && existsSync('/usr/bin/setpriv') && existsSync('/usr/bin/python3');
+const NOBODY = ['--reuid', '65534', '--regid', '65534', '--clear-groups'];
+// The unprivileged user must also be able to read this checkout (a `mktemp -d` clone is mode 0700).
+const canDropToNobody =
+  isRoot() &&
+  existsSync('/usr/bin/setpriv') &&
+  existsSync('/usr/bin/python3') &&
+  spawnSync('/usr/bin/setpriv', [...NOBODY, '/usr/bin/test', '-r', FIXTURE]).status === 0;
 
 describe.skipIf(!bwrapWorks() || !canDropToNobody)('Sandbox run by an unprivileged user', () => {
   it('isolates the same way through a user namespace', () => {
     const r = spawnSync(
       '/usr/bin/setpriv',
-      ['--reuid', '65534', '--regid', '65534', '--clear-groups', process.execPath, '--import', 'tsx', FIXTURE, '/usr/bin/python3'],
+      [...NOBODY, process.execPath, '--import', 'tsx', FIXTURE, '/usr/bin/python3'],
       { encoding: 'utf8', timeout: 60_000, env: { PATH: '/usr/bin:/bin', HOME: '/tmp' } },
     );
     expect(r.stderr).toBe('');
