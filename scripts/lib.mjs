@@ -153,3 +153,12 @@ export function ensureSandbox() {
   process.env.GEM_TS_ALLOW_UNSANDBOXED = '1';
   return false;
 }
+
+/**
+ * GEM itself (gem-llm 0.1.0 from PyPI) in its own venv, for the differential graders and benchmarks that
+ * measure gem-ts against GEM in the same run. pylatexenc: GEM's boxed-answer grader imports it.
+ */
+export function ensureGemPeerVenv() {
+  const req = join(root, 'scripts/peer-requirements/gem.txt');
+  return ensureVenv(join(root, 'core/bench/.venv-gem'), [['-r', req]], [req]);
+}
