@@ -1,0 +1,1 @@
+"""GEM's ``gem.envs`` package: env classes a user imports and constructs directly."""
