@@ -12,3 +12,4 @@ import './wordle.ts';
 import './hangman.ts';
 import './towerOfHanoi.ts';
 import './wikiGame.ts';
+import './lampChain.ts';
