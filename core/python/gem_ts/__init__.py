@@ -10,14 +10,8 @@ from .client import Client, connect, default_client, set_default_client
 from .core import TERMINAL_STATE, Env
 from .datasets import register_dataset
 from .env import ServerEnv
-from .errors import (
-    GemError,
-    InvalidRequestError,
-    LimitExceededError,
-    RequestTimeoutError,
-    ServerUnavailableError,
-    UnknownHandleError,
-)
+from .errors import *  # noqa: F403  (GemError, its families and one class per error code)
+from .errors import __all__ as _error_names
 from .local_server import LocalServer
 from .registration import make, make_vec, print_envs, register
 from .vector import AsyncVectorEnv, SyncVectorEnv, VectorEnv
@@ -28,22 +22,17 @@ __version__ = "0.1.0"
 SAME_STEP, NEXT_STEP, DISABLED = "same_step", "next_step", "disabled"
 
 __all__ = [
+    *_error_names,
     "AsyncVectorEnv",
     "Client",
     "DISABLED",
     "Env",
-    "GemError",
-    "InvalidRequestError",
-    "LimitExceededError",
     "LocalServer",
     "NEXT_STEP",
-    "RequestTimeoutError",
     "SAME_STEP",
     "ServerEnv",
-    "ServerUnavailableError",
     "SyncVectorEnv",
     "TERMINAL_STATE",
-    "UnknownHandleError",
     "VectorEnv",
     "connect",
     "default_client",

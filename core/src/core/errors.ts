@@ -3,41 +3,46 @@
  * they are feedback in the observation and a reward. Every error has a stable `code` that survives the
  * wire (the server sends `{code, message, data}`) so Python can raise the matching exception.
  */
-export type GemErrorCode =
-  | 'UNKNOWN_ENV'
-  | 'INVALID_ENV_ID'
-  | 'ALREADY_REGISTERED'
-  | 'INVALID_OPTIONS'
-  | 'RESET_NEEDED'
-  | 'ENV_CLOSED'
-  | 'ALREADY_PENDING'
-  | 'NO_PENDING_CALL'
-  | 'INVALID_ACTION_BATCH'
-  | 'INDEX_OUT_OF_RANGE'
-  | 'NOT_SUPPORTED'
-  | 'INVALID_WRAPPER'
-  | 'DATASET_MISSING'
-  | 'DATASET_INVALID'
+/** Every error code, in one runtime list: the wire contract (core/src/server/protocol/contract.ts) exports it. */
+export const GEM_ERROR_CODES = [
+  'UNKNOWN_ENV',
+  'INVALID_ENV_ID',
+  'ALREADY_REGISTERED',
+  'INVALID_OPTIONS',
+  'RESET_NEEDED',
+  'ENV_CLOSED',
+  'ALREADY_PENDING',
+  'NO_PENDING_CALL',
+  'INVALID_ACTION_BATCH',
+  'INDEX_OUT_OF_RANGE',
+  'NOT_SUPPORTED',
+  'INVALID_WRAPPER',
+  'DATASET_MISSING',
+  'DATASET_INVALID',
   // A Python package an env needs (reasoning-gym for rg:*) is not installed in the worker's Python.
-  | 'DEPENDENCY_MISSING'
-  | 'TOOL_ERROR'
-  | 'SANDBOX_UNAVAILABLE'
-  | 'TIMEOUT'
-  | 'WORKER_FAILED'
-  | 'PROTOCOL_ERROR'
+  'DEPENDENCY_MISSING',
+  'TOOL_ERROR',
+  'SANDBOX_UNAVAILABLE',
+  'TIMEOUT',
+  'WORKER_FAILED',
+  'PROTOCOL_ERROR',
   // Wire protocol (docs/protocol.md): a header of a known version whose op or fields are wrong, a
   // body that is not the op's Arrow table, a message over the announced size limit.
-  | 'UNSUPPORTED_VERSION'
-  | 'UNKNOWN_OP'
-  | 'INVALID_REQUEST'
-  | 'INVALID_BODY'
-  | 'MESSAGE_TOO_LARGE'
-  | 'SERVER_UNAVAILABLE'
-  | 'UNKNOWN_HANDLE'
-  | 'LIMIT_EXCEEDED'
+  'UNSUPPORTED_VERSION',
+  'UNKNOWN_OP',
+  'INVALID_REQUEST',
+  'INVALID_BODY',
+  'MESSAGE_TOO_LARGE',
+  'SERVER_UNAVAILABLE',
+  'UNKNOWN_HANDLE',
+  'LIMIT_EXCEEDED',
+  // A session that has not presented the server's auth token (`hello` `token`, gem-ts serve --auth-token).
+  'UNAUTHORIZED',
   // `gem-ts eval`: an OpenAI-compatible endpoint that failed after its retries, or answered garbage.
-  | 'ENDPOINT_ERROR'
-  | 'INTERNAL';
+  'ENDPOINT_ERROR',
+  'INTERNAL',
+] as const;
+export type GemErrorCode = (typeof GEM_ERROR_CODES)[number];
 
 export class GemError extends Error {
   readonly code: GemErrorCode;

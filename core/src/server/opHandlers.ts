@@ -3,6 +3,7 @@
  * the reply fields (and an Arrow body for rows), synchronously when it can: a one-env step of a cheap
  * env answers without a single await between the receive and the send.
  */
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { GemError } from '../core/errors.ts';
 import type { Logger } from 'pino';
@@ -39,6 +40,9 @@ export interface OpContext {
   sendToClient: (s: ClientSession, header: Buffer) => void;
 }
 
+/** Sent in every `hello` reply: handle ids restart with the process, so clients tell servers apart by this. */
+export const BOOT_ID = randomUUID();
+
 /** Server-wide: handle ids are never reused, so a stale id can never reach another client's envs. */
 let nextHandle = 1;
 let nextCallId = 1;
@@ -57,7 +61,7 @@ export class OpHandlers {
     switch (req.op) {
       case 'hello':
         s.clientInfo = req.header.client ?? {};
-        return { fields: { protocol: PROTOCOL_VERSION, server: this.ctx.serverInfo(), limits: this.ctx.limits } };
+        return { fields: { protocol: PROTOCOL_VERSION, server: this.ctx.serverInfo(), limits: this.ctx.limits, boot_id: BOOT_ID } };
       case 'ping':
         return { fields: { time_ms: Date.now() } };
       case 'list_envs':

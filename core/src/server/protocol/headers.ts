@@ -29,7 +29,8 @@ export const ReplyFormatSchema = z.enum(['auto', 'arrow', 'inline']);
 /** GEM wrapper names innermost first, as a list or GEM's comma string ('concat,episode_tracking'). */
 export const WrappersSchema = z.union([z.string(), z.array(z.string().min(1))]);
 
-export const HelloRequestSchema = request('hello', { client: plainMap.optional() });
+/** `token` is the server's auth token when it requires one (`gem-ts serve --auth-token`). */
+export const HelloRequestSchema = request('hello', { client: plainMap.optional(), token: z.string().optional() });
 export const PingRequestSchema = request('ping', {});
 export const ListEnvsRequestSchema = request('list_envs', { filter: z.string().optional(), verbose: z.boolean().optional() });
 export const SpecRequestSchema = request('spec', { env_id: z.string().optional(), handle: handle.optional() }).refine(
@@ -135,6 +136,9 @@ export const HelloReplySchema = reply({
   protocol: z.literal(PROTOCOL_VERSION),
   server: z.object({ name: z.string(), version: z.string(), node: z.string(), pid: z.number() }),
   limits: LimitsSchema,
+  /** Random, fixed for the life of the server process: a client that finds another one after a
+   * reconnect knows the server restarted and every handle it holds is gone. */
+  boot_id: z.string(),
 });
 export const PingReplySchema = reply({ time_ms: z.number() });
 export const EnvSummarySchema = z.object({
