@@ -1,13 +1,16 @@
 /**
  * GEM's QaEnv: one question per episode, answered inside `<answer>…</answer>` (or `\boxed{}` for
- * RuleTaker), scored 1/0 by normalised exact match against any gold answer. No format penalty.
+ * RuleTaker), scored 1/0 against any gold answer: normalised exact match for text golds, by value for
+ * number and boolean golds (goldAnswers.ts; the rules are in docs/code-qa-graders.md). No format
+ * penalty; a reply with no answer to read scores 0 (GEM raises there).
  */
 import { z } from 'zod';
 import type { EnvSpec } from '../../core/spec.ts';
 import type { DatasetRow } from '../../data/datasetRegistry.ts';
-import { DatasetEnv, requireAnswers, requireText, type Graded } from '../../data/datasetEnv.ts';
+import { DatasetEnv, requireText, type Graded } from '../../data/datasetEnv.ts';
 import type { DatasetSource } from '../../data/datasetSource.ts';
-import { exactMatch, lastAnswerTag } from '../../data/graders/qa/exactMatch.ts';
+import { lastAnswerTag } from '../../data/graders/qa/exactMatch.ts';
+import { matchesAnyGold, readGolds, type Gold } from '../../data/graders/qa/goldAnswers.ts';
 import { lastBoxed } from '../../data/graders/lastBoxed.ts';
 import { register } from '../../registry/registry.ts';
 import type { TaskDatasetEntry } from '../../data/taskCatalog.ts';
@@ -28,7 +31,7 @@ export type QaOptions = z.infer<typeof QaOptions>;
 
 interface QaProblem {
   prompt: string;
-  answers: string[];
+  answers: Gold[];
 }
 
 /**
@@ -55,7 +58,7 @@ export class QaEnv extends DatasetEnv<QaProblem> {
   protected prepare(row: DatasetRow, index: number): QaProblem {
     return {
       prompt: qaPrompt(requireText(row, this.options.question_key, index), this.options.extract_boxed),
-      answers: requireAnswers(row, this.options.answer_key, index),
+      answers: readGolds(row, this.options.answer_key, index),
     };
   }
 
@@ -65,7 +68,7 @@ export class QaEnv extends DatasetEnv<QaProblem> {
 
   protected grade(action: string, problem: QaProblem): Graded {
     const answer = this.options.extract_boxed ? lastBoxed(action) : lastAnswerTag(action);
-    const correct = answer !== undefined && exactMatch(answer, problem.answers);
+    const correct = answer !== undefined && matchesAnyGold(answer, problem.answers);
     return { reward: correct ? 1 : 0, info: { correct } };
   }
 

@@ -5,8 +5,12 @@
  * state leaks from one run to the next. See isolation.ts for what the code can and cannot see.
  *
  * Limits per run: wall time, CPU time, address space, processes (threads count too), size of any
- * file written, scratch tmpfs size, and output (the head is kept; a run that writes past the hard cap
- * is stopped).
+ * file written, scratch tmpfs size, and output: of each stream the head is kept, and a run that writes
+ * past a stream's hard cap is stopped. A run may set its own stdout caps (a grader sizes them from the
+ * output it expects), up to MAX_STDOUT_BYTES.
+ *
+ * A program ends as under a plain `python main.py`: non-daemon threads are joined, atexit hooks run,
+ * buffered streams and unclosed files are flushed, and `sys.exit(code)` gives the exit code.
  */
 import { availableParallelism, tmpdir } from 'node:os';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
@@ -44,7 +48,7 @@ export interface SandboxLimits {
   scratchMb: number;
   /** Bytes kept of each of stdout and stderr. */
   maxOutputBytes: number;
-  /** Total output after which the run is stopped. */
+  /** Bytes written to one stream after which the run is stopped. */
   killOutputBytes: number;
 }
 
@@ -77,6 +81,10 @@ export interface RunOptions {
   timeoutMs?: number;
   memoryMb?: number;
   cpuSeconds?: number;
+  /** Bytes of stdout kept for this run (default maxOutputBytes; at most MAX_STDOUT_BYTES). */
+  stdoutKeepBytes?: number;
+  /** Bytes of stdout after which this run is stopped (default killOutputBytes; at most MAX_STDOUT_BYTES). */
+  stdoutKillBytes?: number;
   /** Cancels the run: its zygote is killed (and replaced), and the result says 'cancelled'. */
   signal?: AbortSignal;
 }
@@ -91,10 +99,15 @@ export interface SandboxResult {
   exitCode: number | null;
   timedOut: boolean;
   killedReason?: KilledReason;
-  /** Some output was dropped (more than maxOutputBytes on a stream). */
+  /** Some output was dropped (more than the bytes kept of a stream). */
   truncated: boolean;
+  /** With killedReason 'output_limit': the stream that went past its cap. */
+  flooded?: 'stdout' | 'stderr';
   wallMs: number;
 }
+
+/** The most stdout one run may keep: it travels back as one JSON line. */
+export const MAX_STDOUT_BYTES = 64 * 1024 * 1024;
 
 export const DEFAULT_PRELOAD = ['math', 'json', 're', 'collections', 'itertools', 'functools', 'heapq', 'bisect', 'string', 'random', 'fractions', 'decimal'];
 
@@ -232,6 +245,8 @@ export class Sandbox {
     const memoryMb = opts.memoryMb ?? this.limits.memoryMb;
     const cpuSeconds = opts.cpuSeconds ?? this.limits.cpuSeconds ?? Math.ceil(timeoutMs / 1000);
     validateLimits({ ...this.limits, timeoutMs, memoryMb, cpuSeconds });
+    const stdoutKeep = stdoutCap('stdoutKeepBytes', opts.stdoutKeepBytes);
+    const stdoutKill = stdoutCap('stdoutKillBytes', opts.stdoutKillBytes);
     opts.signal?.throwIfAborted();
     const z = await this.acquire();
     let reply: ZygoteReply;
@@ -247,6 +262,8 @@ export class Sandbox {
           max_file_bytes: this.limits.maxFileBytes,
           max_output_bytes: this.limits.maxOutputBytes,
           kill_output_bytes: this.limits.killOutputBytes,
+          stdout_keep_bytes: stdoutKeep,
+          stdout_kill_bytes: stdoutKill,
         },
         timeoutMs + 10_000,
         opts.signal,
@@ -254,10 +271,10 @@ export class Sandbox {
     } finally {
       this.release(z);
     }
-    return this.toResult(reply, { timeoutMs, memoryMb, cpuSeconds });
+    return this.toResult(reply, { timeoutMs, memoryMb, cpuSeconds, stdoutKill: stdoutKill ?? this.limits.killOutputBytes });
   }
 
-  private toResult(r: ZygoteReply, lim: { timeoutMs: number; memoryMb: number; cpuSeconds: number }): SandboxResult {
+  private toResult(r: ZygoteReply, lim: { timeoutMs: number; memoryMb: number; cpuSeconds: number; stdoutKill: number }): SandboxResult {
     const stdout = r.stdout ?? '';
     let stderr = r.stderr ?? '';
     const truncated = (r.stdout_bytes ?? 0) > Buffer.byteLength(stdout) || (r.stderr_bytes ?? 0) > Buffer.byteLength(stderr);
@@ -269,7 +286,8 @@ export class Sandbox {
       note = `Execution timed out after ${lim.timeoutMs / 1000} seconds.`;
     } else if (r.killed === 'output_limit') {
       killedReason = 'output_limit';
-      note = `Output limit exceeded: the program wrote more than ${mib(this.limits.killOutputBytes)} and was stopped.`;
+      const cap = r.flooded === 'stderr' ? this.limits.killOutputBytes : lim.stdoutKill;
+      note = `Output limit exceeded: the program wrote more than ${mib(cap)} to ${r.flooded ?? 'stdout'} and was stopped.`;
     } else if (r.cancelled) {
       killedReason = 'cancelled';
       note = 'The run was cancelled.';
@@ -296,6 +314,7 @@ export class Sandbox {
       timedOut: killedReason === 'timeout',
       killedReason,
       truncated,
+      ...(killedReason === 'output_limit' ? { flooded: r.flooded ?? 'stdout' } : {}),
       wallMs: r.wall_ms ?? 0,
     };
   }
@@ -327,6 +346,15 @@ function validateLimits(l: SandboxLimits): void {
   if (l.cpuSeconds !== undefined && (!Number.isFinite(l.cpuSeconds) || l.cpuSeconds <= 0)) {
     throw new GemError('INVALID_OPTIONS', `Sandbox limit 'cpuSeconds' must be positive, got ${l.cpuSeconds}.`);
   }
+}
+
+/** A per-run stdout cap: undefined (the sandbox's limit) or a whole number of bytes in [1, MAX_STDOUT_BYTES]. */
+function stdoutCap(name: string, value: number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isInteger(value) || value <= 0 || value > MAX_STDOUT_BYTES) {
+    throw new GemError('INVALID_OPTIONS', `Run option '${name}' must be a whole number of bytes in [1, ${MAX_STDOUT_BYTES}], got ${String(value)}.`);
+  }
+  return value;
 }
 
 let shared: Sandbox | undefined;

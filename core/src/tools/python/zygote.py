@@ -9,7 +9,9 @@ the scratch dir. The keeper forks the *runner* (pid 1 of the new pid namespace),
 and executes the code. When the runner (or the keeper) dies, the kernel kills everything else in
 that pid namespace, so nothing the code started outlives the run.
 """
+import atexit
 import ctypes
+import gc
 import io
 import json
 import os
@@ -120,9 +122,70 @@ def read_request(fd):
     return json.loads(b"".join(chunks))
 
 
+def std_streams():
+    """The standard streams a plain `python main.py` would have, over fds 0-2: buffered stdin and
+    stdout (not line-buffered, as for a pipe), line-buffered stderr; sys.__stdout__ etc. agree."""
+    sys.stdin = sys.__stdin__ = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)), encoding="utf-8")
+    sys.stdout = sys.__stdout__ = io.TextIOWrapper(
+        io.BufferedWriter(io.FileIO(1, "w", closefd=False)), encoding="utf-8", errors="backslashreplace"
+    )
+    sys.stderr = sys.__stderr__ = io.TextIOWrapper(
+        io.BufferedWriter(io.FileIO(2, "w", closefd=False)), encoding="utf-8", errors="backslashreplace", line_buffering=True
+    )
+
+
+def exit_status(e):
+    """The status an interpreter exits with for SystemExit(e.code); a non-int code is printed."""
+    if e.code is None:
+        return 0
+    if isinstance(e.code, int):
+        return e.code & 0xFF
+    try:
+        print(e.code, file=sys.stderr)
+    except BaseException:
+        pass
+    return 1
+
+
+def print_uncaught(e):
+    try:
+        # Drop this file's frame: the traceback should show only the code's own lines.
+        traceback.print_exception(type(e), e, e.__traceback__.tb_next)
+    except BaseException:
+        pass
+
+
+def finalize(namespace, code):
+    """What an interpreter does on the way out, in its order: join non-daemon threads, run atexit
+    hooks, drop the program's globals (file objects it never closed flush as they are freed), flush
+    the standard streams. A SystemExit raised on the way out sets the status, as it would there."""
+    try:
+        threading = sys.modules.get("threading")
+        if threading is not None:
+            threading._shutdown()
+    except SystemExit as e:
+        code = exit_status(e)
+    except BaseException as e:
+        print_uncaught(e)
+    atexit._run_exitfuncs()
+    try:
+        namespace.clear()
+        gc.collect()
+    except BaseException:
+        pass
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:
+            # As an interpreter does when it cannot flush stdout (e.g. a closed pipe): status 120.
+            if stream is sys.stdout and code == 0:
+                code = 120
+    return code
+
+
 def runner(req_r, workdir, isolated, out_w, err_w):
     """Pid 1 of the run's namespace (or a plain child without namespaces): waits for its request,
-    then runs the code."""
+    then runs the code and ends the way the interpreter would have ended it."""
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     if isolated:
         # A /proc of the run's own pid namespace: the code sees only its own processes.
@@ -141,37 +204,23 @@ def runner(req_r, workdir, isolated, out_w, err_w):
     os.dup2(err_w, 2)
     # Nothing of the zygote's (the protocol pipes above all) stays reachable from the code.
     os.closerange(3, 65536)
-    sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8")
-    sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="backslashreplace")
-    sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace")
+    std_streams()
     sys.argv = ["main.py"]
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    # Exit hooks the zygote's own imports registered are not the program's.
+    atexit._clear()
     set_limits(req)
+    namespace = {"__name__": "__main__", "__builtins__": __builtins__}
     code = 0
     try:
         compiled = compile(req["code"], "main.py", "exec")
-        exec(compiled, {"__name__": "__main__", "__builtins__": __builtins__})
+        exec(compiled, namespace)
     except SystemExit as e:
-        if e.code is None:
-            code = 0
-        elif isinstance(e.code, int):
-            code = e.code & 0xFF
-        else:
-            print(e.code, file=sys.stderr)
-            code = 1
+        code = exit_status(e)
     except BaseException as e:
-        try:
-            # Drop this file's frame: the traceback should show only the code's own lines.
-            traceback.print_exception(type(e), e, e.__traceback__.tb_next)
-        except BaseException:
-            pass
+        print_uncaught(e)
         code = 1
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except BaseException:
-        pass
-    os._exit(code)
+    os._exit(finalize(namespace, code))
 
 
 def keeper(req_r, out_w, err_w, status_w):
@@ -349,7 +398,11 @@ def run(req):
     slot = take_slot(req)
     pid, out_r, err_r, st_r = slot.pid, slot.out_r, slot.err_r, slot.st_r
     deadline = started + req["timeout_ms"] / 1000.0
-    captures = {out_r: Capture(req["max_output_bytes"]), err_r: Capture(req["max_output_bytes"])}
+    out_keep = req.get("stdout_keep_bytes") or req["max_output_bytes"]
+    captures = {out_r: Capture(out_keep), err_r: Capture(req["max_output_bytes"])}
+    # Each stream has its own cap: a program that floods stdout is stopped at stdout's cap, and chatty
+    # stderr cannot cost a program whose stdout is right its verdict.
+    kill_at = {out_r: req.get("stdout_kill_bytes") or req["kill_output_bytes"], err_r: req["kill_output_bytes"]}
     status = b""
     killed = None
     sel = selectors.DefaultSelector()
@@ -370,8 +423,9 @@ def run(req):
                 status += data
             else:
                 captures[key.fd].add(data)
-        if sum(c.total for c in captures.values()) > req["kill_output_bytes"]:
-            killed = "output_limit"
+                if captures[key.fd].total > kill_at[key.fd]:
+                    killed = "output_limit"
+        if killed:
             break
     if killed:
         try:
@@ -404,6 +458,7 @@ def run(req):
         "cpu_limit": result["exit_code"] == CPU_LIMIT_EXIT,
         "cpu_ms": result["cpu_ms"],
         "killed": killed,
+        "flooded": ("stdout" if out.total > kill_at[out_r] else "stderr") if killed == "output_limit" else None,
         "error": result["error"],
         "wall_ms": (time.monotonic() - started) * 1000.0,
     }

@@ -17,6 +17,8 @@ export interface ZygoteRequest {
   max_file_bytes: number;
   max_output_bytes: number;
   kill_output_bytes: number;
+  stdout_keep_bytes?: number;
+  stdout_kill_bytes?: number;
 }
 
 export interface ZygoteReply {
@@ -30,6 +32,7 @@ export interface ZygoteReply {
   cpu_limit?: boolean;
   cpu_ms?: number | null;
   killed?: 'timeout' | 'output_limit' | null;
+  flooded?: 'stdout' | 'stderr' | null;
   error?: string | null;
   wall_ms?: number;
   /** Set by us (not the zygote) when the caller aborted the run. */

@@ -130,6 +130,36 @@ describe.skipIf(!bwrapWorks())('code envs in the sandbox', () => {
     expect(await grade(py(SUM))).toMatchObject({ reward: 1 });
   });
 
+  // Before, the sandbox kept the first 65,536 bytes of stdout and the env compared that cut text, so
+  // every correct program with a larger output scored 0.
+  it('score a correct program with a large output 1 (the whole output is compared)', async () => {
+    const n = 60_000;
+    const expected = Array.from({ length: n }, (_, i) => String(i + 1)).join('\n');
+    expect(Buffer.byteLength(expected)).toBeGreaterThan(5 * 64 * 1024);
+    const rows = [{ problem: 'Print 1..n', tests: { inputs: [`${n}\n`], outputs: [expected] } }];
+    const idioms = [
+      'n = int(input())\nprint("\\n".join(map(str, range(1, n + 1))))',
+      'import sys\nn = int(sys.stdin.buffer.readline())\nsys.stdout.write("\\n".join(str(i) for i in range(1, n + 1)) + "\\n")',
+      'import sys\nfor i in range(1, int(input()) + 1):\n    print(i)',
+    ];
+    for (const code of idioms) expect(await grade(py(code), {}, rows), code).toMatchObject({ reward: 1, info: { correct: true } });
+    expect(await grade(py('n = int(input())\nprint("\\n".join(map(str, range(1, n))))'), {}, rows)).toMatchObject({ reward: 0, info: { failure: 'wrong output' } });
+  });
+
+  it('stop a program that floods stdout and score it 0, with the reason in info', async () => {
+    const r = await grade(py('a, b = map(int, input().split())\nprint(a + b)\nwhile True:\n    print("spam" * 100)'));
+    expect(r).toMatchObject({ reward: 0, info: { correct: false } });
+    expect(String(r.info.failure)).toMatch(/^output_limit: the program wrote more than \d+ bytes to stdout \(the expected output is 2 bytes\) and was stopped$/);
+  });
+
+  // Before, the forked child ended with os._exit(): atexit hooks (a fast-output idiom) never ran.
+  it('score programs that end through atexit or sys.exit(0) like a real interpreter does', async () => {
+    const atexitFlush = 'import atexit, io, sys\nbuf = io.StringIO()\natexit.register(lambda: sys.stdout.write(buf.getvalue()))\na, b = map(int, input().split())\nbuf.write(f"{a + b}\\n")';
+    expect(await grade(py(atexitFlush))).toMatchObject({ reward: 1 });
+    expect(await grade(py(`${SUM}\nimport sys\nsys.exit(0)`))).toMatchObject({ reward: 1 });
+    expect(await grade(py(`${SUM}\nimport sys\nsys.exit(2)`))).toMatchObject({ reward: 0, info: { failure: 'exit code 2' } });
+  });
+
   it('retries a program that forgot its imports with common imports in front (GEM\'s rule)', async () => {
     const rows = [{ problem: 'p', tests: { inputs: ['16\n'], outputs: ['4\n'] } }];
     expect(await grade(py('print(int(sqrt(int(input()))))'), {}, rows)).toMatchObject({ reward: 1 });

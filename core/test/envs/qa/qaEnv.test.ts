@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { checkEnv, listEnvs, make } from '../../../src/index.ts';
-import { exactMatch, lastAnswerTag, normaliseAnswer } from '../../../src/data/graders/qa/exactMatch.ts';
 import { sampleDatasetPath } from '../../../src/data/taskCatalog.ts';
 
 const rows = [
@@ -13,20 +12,6 @@ async function answer(action: string, idx = 0, id = 'qa:HotpotQA') {
   await env.reset({ options: { idx } });
   return env.step(action);
 }
-
-describe('QA grading (SQuAD normalised exact match)', () => {
-  it('normalises case, punctuation, articles and spaces', () => {
-    expect(normaliseAnswer('  The  Pacific-Ocean! ')).toBe('pacificocean');
-    expect(normaliseAnswer('An apple a day')).toBe('apple day');
-    expect(exactMatch('the Eiffel tower.', ['Eiffel Tower'])).toBe(true);
-    expect(exactMatch('Eiffel', ['Eiffel Tower'])).toBe(false);
-  });
-
-  it('reads the last <answer> pair, across lines', () => {
-    expect(lastAnswerTag('<answer>a</answer> then <answer>\n b \n</answer>')).toBe('b');
-    expect(lastAnswerTag('<answer>unclosed')).toBeUndefined();
-  });
-});
 
 describe('qa:* envs', () => {
   it('prompts with think/answer instructions and the question', async () => {
@@ -55,6 +40,35 @@ describe('qa:* envs', () => {
 
   it('grades only the last answer tag', async () => {
     expect(await answer('<answer>Shakespeare</answer> no wait <answer>Marlowe</answer>')).toMatchObject({ reward: 0 });
+  });
+
+  // Before: a float gold 100.0 was compared as the text "100" (so "100.0" failed), and a boolean
+  // gold column (RuleTaker-style labels) was rejected at reset with DATASET_INVALID.
+  it('grades typed gold columns by meaning: floats, booleans, lists of them', async () => {
+    const typed = [
+      { question: 'Boiling point of water in C?', answer: 100.0 },
+      { question: 'Is the sky blue?', answer: true },
+      { question: 'Roots of x^2 = 4?', answer: [2.0, -2.0] },
+      { question: 'Is 7 even?', answer: [false] },
+    ];
+    const grade = async (idx: number, reply: string, id = 'qa:HotpotQA') => {
+      const env = make(id, { dataset: typed });
+      await env.reset({ options: { idx } });
+      return (await env.step(reply)).reward;
+    };
+    expect(await grade(0, '<answer>100</answer>')).toBe(1);
+    expect(await grade(0, '<answer>100.0</answer>')).toBe(1);
+    expect(await grade(0, '<answer>1000</answer>')).toBe(0);
+    expect(await grade(1, '<answer>yes</answer>')).toBe(1);
+    expect(await grade(1, '<answer>False</answer>')).toBe(0);
+    expect(await grade(1, 'So \\boxed{True}', 'logic:RuleTaker-d0')).toBe(1);
+    expect(await grade(2, '<answer>-2</answer>')).toBe(1);
+    expect(await grade(3, '<answer>no</answer>')).toBe(1);
+  });
+
+  it('rejects a row whose gold is unusable at reset, with DATASET_INVALID', async () => {
+    const env = make('qa:HotpotQA', { dataset: [{ question: 'q', answer: null }] });
+    await expect(env.reset()).rejects.toMatchObject({ code: 'DATASET_INVALID' });
   });
 
   it('qa:NaturalQuestions reads the `problem` column (GEM keys)', async () => {

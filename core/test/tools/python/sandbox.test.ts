@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isRoot } from '../../../src/tools/python/isolation.ts';
-import { Sandbox } from '../../../src/tools/python/sandbox.ts';
+import { MAX_STDOUT_BYTES, Sandbox } from '../../../src/tools/python/sandbox.ts';
 import { GemError } from '../../../src/core/errors.ts';
 import { bwrapWorks } from './sandboxSupport.ts';
 
@@ -80,6 +80,65 @@ describe.skipIf(!bwrapWorks())('Sandbox (bubblewrap)', () => {
     expect(r.stderr).toBe('The run was cancelled.');
     expect((await sb.run({ code: 'print("next")' })).stdout).toBe('next\n');
     await expect(sb.run({ code: 'print(1)', signal: AbortSignal.abort() })).rejects.toThrow();
+  });
+
+  // Before, code ran by exec() in a child that ended with os._exit(): atexit hooks never ran, and
+  // output left in an unclosed file object was lost.
+  describe('ends a program the way the interpreter does', () => {
+    it.each([
+      ['atexit hooks run (a fast-output idiom)', 'import atexit, sys\nout = []\natexit.register(lambda: sys.stdout.write("".join(out)))\nout.append("late\\n")', 'late\n', 0],
+      ['hooks run after an uncaught exception too', 'import atexit\natexit.register(print, "bye")\nraise ValueError', 'bye\n', 1],
+      ['sys.exit(code) gives the exit code, after the hooks', 'import atexit, sys\natexit.register(print, "hook")\nprint("main")\nsys.exit(7)', 'main\nhook\n', 7],
+      ['sys.exit in a hook is reported, not fatal', 'import atexit, sys\natexit.register(sys.exit, 5)\nprint("x")', 'x\n', 0],
+      ['an unclosed buffered file on fd 1 is flushed', 'out = open(1, "w", buffering=1 << 20, closefd=False)\nout.write("kept\\n")', 'kept\n', 0],
+      ['non-daemon threads are joined first', 'import threading, time\ndef work():\n    time.sleep(0.2)\n    print("thread")\nthreading.Thread(target=work).start()', 'thread\n', 0],
+      ['sys.stdout.buffer writes in order with print', 'import sys\nprint("a", flush=True)\nsys.stdout.buffer.write(b"b\\n")', 'a\nb\n', 0],
+      ['os._exit still skips everything, as it does in Python', 'import atexit, os\natexit.register(print, "never")\nos._exit(4)', '', 4],
+    ])('%s', async (_what, code, stdout, exitCode) => {
+      const r = await sb.run({ code });
+      expect(r.stdout).toBe(stdout);
+      expect(r.exitCode).toBe(exitCode);
+    });
+
+    it('the hooks the zygote itself registered do not run in the program', async () => {
+      const r = await sb.run({ code: 'import atexit\nprint(atexit._ncallbacks())' });
+      expect(r.stdout).toBe('0\n');
+    });
+
+    it('hooks stay inside the limits: an endless hook is stopped by the timeout', async () => {
+      const r = await sb.run({ code: 'import atexit\natexit.register(lambda: [0 for _ in iter(int, 1)])\nprint("main")', timeoutMs: 1000 });
+      expect(r.killedReason).toBe('timeout');
+    });
+  });
+
+  describe('per-run stdout caps', () => {
+    it('keeps a whole 1 MB output when the run asks for it, and cuts at the default otherwise', async () => {
+      const code = 'import sys\nsys.stdout.write("z" * 1_000_000)';
+      const big = await sb.run({ code, stdoutKeepBytes: 2_000_000, stdoutKillBytes: 2_000_000 });
+      expect(big).toMatchObject({ exitCode: 0, truncated: false });
+      expect(big.stdout.length).toBe(1_000_000);
+      const dflt = await sb.run({ code });
+      expect(dflt.stdout.length).toBe(64 * 1024);
+      expect(dflt.truncated).toBe(true);
+    });
+
+    it('stops a run at its own stdout cap and names the stream', async () => {
+      const r = await sb.run({ code: 'while True:\n    print("flood")', stdoutKeepBytes: 10_000, stdoutKillBytes: 10_000 });
+      expect(r).toMatchObject({ killedReason: 'output_limit', flooded: 'stdout', exitCode: null });
+      expect(r.stderr).toMatch(/wrote more than 0 MB to stdout/);
+    });
+
+    it('counts stderr apart: a chatty stderr does not stop a run whose stdout is small', async () => {
+      const r = await sb.run({ code: 'import sys\nfor _ in range(3):\n    sys.stderr.write("d" * 1_000_000)\nprint("ok")' });
+      expect(r).toMatchObject({ exitCode: 0, stdout: 'ok\n' });
+    });
+
+    it('rejects a cap that is not a positive whole number of bytes or is over the ceiling', async () => {
+      for (const bad of [0, -1, 1.5, Number.NaN, MAX_STDOUT_BYTES + 1]) {
+        await expect(sb.run({ code: 'print(1)', stdoutKeepBytes: bad })).rejects.toThrow(/stdoutKeepBytes/);
+      }
+      await expect(sb.run({ code: 'print(1)', stdoutKillBytes: 0 })).rejects.toThrow(/stdoutKillBytes/);
+    });
   });
 
   it('rejects bad limits with a clear error', async () => {
