@@ -3,13 +3,16 @@
  * missing dataset fails there with a message that says how to provide it; the rows themselves are
  * read on first use and shared by every env over the same file or registered table.
  *
- * Order: the `dataset` option (rows, a registered name, a file or a `datasets` folder); then a table
- * registered under the env id, `<hub>:<split>` or `<hub>`; then `$GEM_TS_DATA_DIR/<hub>/…`.
+ * Order: the `dataset` option (rows, a table bound by the registry, a registered name, a file or a
+ * `datasets` folder); then a table registered under the env id, `<hub>:<split>` or `<hub>`; then
+ * `$GEM_TS_DATA_DIR/<hub>/…`. Registered tables are looked up only in the `datasets` given: envs made
+ * through a registry get theirs bound beforehand (datasetBinding.ts), never from a process-wide map.
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { GemError } from '../core/errors.ts';
-import { getRegisteredDataset, type DatasetRow } from './datasetRegistry.ts';
+import { boundRows, isBoundTable, type BoundTable } from './datasetBinding.ts';
+import type { DatasetLookup, DatasetRow } from './datasetRegistry.ts';
 import { filesInFolder, isDirectory } from './hfDiskLayout.ts';
 import { isTableFile, readTable } from './readTable.ts';
 
@@ -25,11 +28,17 @@ export interface DatasetSource {
   rows(): Promise<readonly DatasetRow[]>;
 }
 
-export type DatasetOption = string | DatasetRow[];
+export type DatasetOption = string | DatasetRow[] | BoundTable;
 
 function fromRows(origin: string, rows: readonly DatasetRow[]): DatasetSource {
   const ready = Promise.resolve(rows);
   return { origin, rows: () => ready };
+}
+
+/** Decoded on first use: a worker env's table is decoded when its first reset needs the rows. */
+function fromBound(table: BoundTable): DatasetSource {
+  let rows: Promise<readonly DatasetRow[]> | undefined;
+  return { origin: table.origin, rows: () => (rows ??= new Promise((resolve) => resolve(boundRows(table)))) };
 }
 
 function fromFiles(origin: string, files: string[]): DatasetSource {
@@ -61,7 +70,8 @@ function fromPath(path: string, split: string | undefined): DatasetSource | unde
   return undefined;
 }
 
-function registeredNames(envId: string, loc: HubLocation | undefined): string[] {
+/** The names a table for `envId` may be registered under, most specific first. */
+export function registeredNames(envId: string, loc: HubLocation | undefined): string[] {
   const names = [envId];
   if (loc) {
     if (loc.split) names.push(`${loc.hub}:${loc.split}`);
@@ -92,23 +102,26 @@ export function resolveDataset(args: {
   location?: HubLocation;
   dataset?: DatasetOption;
   split?: string;
+  /** Registered tables to look names up in (none by default). */
+  datasets?: DatasetLookup;
 }): DatasetSource {
-  const { envId, location } = args;
+  const { envId, location, datasets } = args;
   const split = args.split ?? location?.split;
   const option = args.dataset;
   if (Array.isArray(option)) {
     if (option.length === 0) throw new GemError('DATASET_INVALID', `'${envId}': the 'dataset' option has no rows.`, { id: envId });
     return fromRows(`${option.length} rows given inline`, option);
   }
+  if (isBoundTable(option)) return fromBound(option);
   if (typeof option === 'string') {
-    const registered = getRegisteredDataset(option);
+    const registered = datasets?.getDataset(option);
     if (registered) return fromRows(`registered dataset '${option}'`, registered.rows);
     const fromFile = fromPath(option, split);
     if (fromFile) return fromFile;
     throw missing(envId, location, `'${option}' is neither a registered dataset name nor an existing file`);
   }
-  for (const name of registeredNames(envId, location)) {
-    const registered = getRegisteredDataset(name);
+  for (const name of datasets ? registeredNames(envId, location) : []) {
+    const registered = datasets!.getDataset(name);
     if (registered) return fromRows(`registered dataset '${name}'`, registered.rows);
   }
   const dataDir = process.env.GEM_TS_DATA_DIR;

@@ -1,6 +1,7 @@
 /**
  * Reads a table file into rows, by extension: `.jsonl`/`.json`, `.parquet`, `.arrow`/`.feather`/`.ipc`.
- * Results are cached per path and modification time, so many envs over one file share one copy.
+ * Results are cached per path and modification time, so many envs over one file share one copy; the
+ * cache holds the rows weakly once read, so a file's rows are freed when no env uses them any more.
  */
 import { readFile, stat } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
@@ -39,7 +40,12 @@ async function parseByExtension(path: string): Promise<DatasetRow[]> {
   }
 }
 
-const cache = new Map<string, { mtimeMs: number; rows: Promise<readonly DatasetRow[]> }>();
+type CacheEntry = { mtimeMs: number; loading?: Promise<readonly DatasetRow[]>; rows?: WeakRef<readonly DatasetRow[]> };
+const cache = new Map<string, CacheEntry>();
+const forget = new FinalizationRegistry<string>((path) => {
+  const hit = cache.get(path);
+  if (hit && !hit.loading && hit.rows?.deref() === undefined) cache.delete(path);
+});
 
 export async function readTable(path: string): Promise<readonly DatasetRow[]> {
   const full = resolve(path);
@@ -50,12 +56,26 @@ export async function readTable(path: string): Promise<readonly DatasetRow[]> {
     throw new GemError('DATASET_MISSING', `Dataset file '${full}' does not exist.`, { path: full });
   }
   const hit = cache.get(full);
-  if (hit && hit.mtimeMs === mtimeMs) return hit.rows;
-  const rows = parseByExtension(full).then((r) => {
+  if (hit && hit.mtimeMs === mtimeMs) {
+    if (hit.loading) return hit.loading;
+    const rows = hit.rows?.deref();
+    if (rows) return rows;
+  }
+  const entry: CacheEntry = { mtimeMs };
+  entry.loading = parseByExtension(full).then((r) => {
     if (r.length === 0) throw new GemError('DATASET_INVALID', `Dataset file '${full}' has no rows.`, { path: full });
     return Object.freeze(r);
   });
-  cache.set(full, { mtimeMs, rows });
-  rows.catch(() => cache.delete(full));
-  return rows;
+  cache.set(full, entry);
+  entry.loading.then(
+    (rows) => {
+      entry.loading = undefined;
+      entry.rows = new WeakRef(rows);
+      forget.register(rows, full);
+    },
+    () => {
+      if (cache.get(full) === entry) cache.delete(full);
+    },
+  );
+  return entry.loading;
 }

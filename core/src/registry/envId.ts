@@ -1,6 +1,7 @@
 /**
  * GEM's id grammar: `<family>:<Name>[-v<N>][-<variant>]`, e.g. `game:GuessTheNumber-v0-easy`,
- * `math:Math12K`, `rg:letter_counting`. Ids are case-sensitive, as in GEM.
+ * `math:Math12K`, `rg:letter_counting`. Ids are case-sensitive, as in GEM. On a shared server an id
+ * may start with `shared/` (`shared/custom:Foo-v0`): an env one client publishes for every client.
  */
 import { GemError } from '../core/errors.ts';
 
@@ -11,7 +12,7 @@ export interface ParsedEnvId {
   variant?: string;
 }
 
-const ENV_ID = /^([a-z][a-z0-9_]*):([A-Za-z0-9_.]+?)(?:-v(\d+))?(?:-([A-Za-z0-9_.-]+))?$/;
+const ENV_ID = /^(?:shared\/)?([a-z][a-z0-9_]*):([A-Za-z0-9_.]+?)(?:-v(\d+))?(?:-([A-Za-z0-9_.-]+))?$/;
 
 export function parseEnvId(id: string): ParsedEnvId {
   const m = ENV_ID.exec(id);

@@ -4,11 +4,18 @@
  * replies carry the request id); replies leave through one send queue. The server never dies of its
  * input: every bad message gets an error reply with a stable code, or is dropped when it cannot be
  * answered at all. Clients that go silent lose their handles after `idle_timeout_ms`.
+ *
+ * Tenancy (tenancy.ts): each client session sees the env catalog through its own overlay, so what it
+ * registers or pushes is its own and goes away with it; quotas bound what one client may hold; with
+ * an auth token, a session that has not presented it gets UNAUTHORIZED and nothing else.
  */
 import { readFileSync } from 'node:fs';
 import { Router } from 'zeromq';
 import { GemError, isGemError } from '../core/errors.ts';
+import { defaultRegistry, type EnvRegistry } from '../registry/registry.ts';
+import { tokenMatches, unauthorized } from './auth.ts';
 import { ClientSession } from './clientSession.ts';
+import { Tenancy } from './tenancy.ts';
 import { removeIpcFile, validateEndpoint } from './endpoint.ts';
 import { silentLogger, type Logger } from './logger.ts';
 import { errorReply, okReply, parseRequest, peekRequestId, RequestError, unpackHeader, type ParsedRequest } from './protocol/frames.ts';
@@ -23,6 +30,10 @@ export interface ServerOptions {
   logger?: Logger;
   /** Builds vector envs (default: the vector layer's makeVec). */
   makeVec?: VecFactory;
+  /** The env catalog every session reads through (default: the process's registry); never written. */
+  catalog?: EnvRegistry;
+  /** When set, a session must send this token in hello before anything else is answered. */
+  authToken?: string;
 }
 
 export interface ServerStats {
@@ -35,6 +46,12 @@ export interface ServerStats {
   heap_used_bytes: number;
   /** CPU time of the server process (user + system), for per-CPU-second rates in benchmarks. */
   cpu_s: number;
+  /** Distinct pushed datasets held for all clients, and their bytes (identical bytes count once). */
+  datasets: number;
+  dataset_bytes: number;
+  /** Names published under `shared/`. */
+  shared_datasets: number;
+  shared_envs: number;
 }
 
 const VERSION: string = (() => {
@@ -47,6 +64,8 @@ const VERSION: string = (() => {
 
 /** Headers bigger than this are not even parsed for an id when the whole message is too large. */
 const MAX_HEADER_PEEK = 64 * 1024;
+/** A session without the auth token gets no more than an id peeked from a message bigger than this. */
+const MAX_UNAUTHENTICATED_BYTES = 64 * 1024;
 
 export class GemServer {
   readonly limits: ServerLimits;
@@ -55,6 +74,7 @@ export class GemServer {
   private sendQueue?: SendQueue;
   private readonly sessions = new Map<string, ClientSession>();
   private readonly ops: OpHandlers;
+  private readonly tenancy: Tenancy;
   private sweepTimer?: NodeJS.Timeout;
   private boundEndpoint = '';
   private readonly startedAt = Date.now();
@@ -68,7 +88,9 @@ export class GemServer {
     limits.heartbeat_ms = Math.max(10, Math.min(limits.heartbeat_ms, Math.floor(limits.idle_timeout_ms / 3)));
     this.limits = limits;
     this.log = opts.logger ?? silentLogger();
+    this.tenancy = new Tenancy(opts.catalog ?? defaultRegistry, this.limits);
     this.ops = new OpHandlers({
+      tenancy: this.tenancy,
       limits: this.limits,
       log: this.log,
       makeVec: opts.makeVec,
@@ -138,6 +160,7 @@ export class GemServer {
       rss_bytes: mem.rss,
       heap_used_bytes: mem.heapUsed,
       cpu_s: (cpu.user + cpu.system) / 1e6,
+      ...this.tenancy.totals(),
     };
   }
 
@@ -164,7 +187,7 @@ export class GemServer {
     const key = routingId.toString('latin1');
     let s = this.sessions.get(key);
     if (!s) {
-      s = new ClientSession(Buffer.from(routingId), key);
+      s = new ClientSession(Buffer.from(routingId), key, this.tenancy.newScope(), { authenticated: this.opts.authToken === undefined });
       this.sessions.set(key, s);
       this.log.debug({ client: routingId.toString('hex') }, 'client connected');
     }
@@ -181,6 +204,11 @@ export class GemServer {
 
     let size = 0;
     for (const f of frames) size += f.length;
+    if (!session.authenticated && size > MAX_UNAUTHENTICATED_BYTES) {
+      this.reply(session, errorReply(this.peekId(frames[0]), unauthorized()));
+      return;
+    }
+
     if (size > this.limits.max_message_bytes) {
       this.reply(session, errorReply(this.peekId(frames[0]), tooLarge(size, this.limits.max_message_bytes)));
       return;
@@ -192,8 +220,17 @@ export class GemServer {
     } catch (e) {
       const id = e instanceof RequestError ? e.requestId : null;
       this.log.debug({ err: String(e) }, 'bad request');
-      this.reply(session, errorReply(id, toWireError(e, this.log)));
+      this.reply(session, errorReply(id, session.authenticated ? toWireError(e, this.log) : unauthorized()));
       return;
+    }
+
+    if (!session.authenticated) {
+      // Only a hello with the right token opens the session; anything else learns nothing.
+      if (req.op !== 'hello' || !tokenMatches(this.opts.authToken!, req.header.token)) {
+        this.reply(session, errorReply(req.id, unauthorized()));
+        return;
+      }
+      session.authenticated = true;
     }
 
     if (req.op === 'env_return') {
@@ -206,7 +243,7 @@ export class GemServer {
         errorReply(req.id, {
           code: 'LIMIT_EXCEEDED',
           message: `Too many requests in flight (${session.inflight}); the limit is ${this.limits.max_inflight_per_client} per client.`,
-          data: { limit: 'max_inflight_per_client', value: this.limits.max_inflight_per_client },
+          data: { limit: 'max_inflight_per_client', value: session.inflight + 1, max: this.limits.max_inflight_per_client },
         }),
       );
       return;
@@ -280,8 +317,8 @@ export class GemServer {
     if (s.ended) return;
     s.ended = true;
     const envs = s.envCount();
-    if (envs > 0 || s.registeredEnvs.size > 0) {
-      this.log.info({ client: s.routingId.toString('hex'), handles: s.handles.size, envs, why }, 'freeing client');
+    if (envs > 0 || s.registeredEnvs.size > 0 || s.pushed.size > 0) {
+      this.log.info({ client: s.routingId.toString('hex'), handles: s.handles.size, envs, datasets: s.pushed.size, why }, 'freeing client');
     }
     await this.ops.freeSession(s, why);
   }

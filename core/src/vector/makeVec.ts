@@ -10,7 +10,7 @@
 import type { Env } from '../core/env.ts';
 import { GemError } from '../core/errors.ts';
 import type { EnvSpec } from '../core/spec.ts';
-import { resolveOptions } from '../registry/registry.ts';
+import { defaultRegistry, type ResolvedOptions } from '../registry/registry.ts';
 import { normaliseKeys } from '../registry/options.ts';
 import { parseWrapperNames, prepareWrappers } from '../wrappers/factory.ts';
 import { AsyncVectorEnv } from './asyncVectorEnv.ts';
@@ -51,7 +51,8 @@ export function makeVec(ids: string | string[], opts: MakeVecOptions = {}): Vect
   const wrap = prepareWrappers(wrapperNames, opts.wrapperOptions);
   const shared = normaliseKeys(opts.options ?? {});
 
-  const specs = new Map<string, ReturnType<typeof resolveOptions>>();
+  const registry = opts.registry ?? defaultRegistry;
+  const specs = new Map<string, ResolvedOptions>();
   const plans = envIds.map((id, i) => {
     const own = normaliseKeys(opts.vecOptions?.[i] ?? {});
     const merged = { seed: seed + i, ...own, ...shared };
@@ -63,7 +64,7 @@ export function makeVec(ids: string | string[], opts: MakeVecOptions = {}): Vect
     const key = `${id}\u0000${JSON.stringify(rest)}`;
     let resolved = specs.get(key);
     if (!resolved) {
-      resolved = resolveOptions(id, rest);
+      resolved = registry.resolveOptions(id, rest);
       if (wrapperNames.length) resolved.spec.wrappers = wrapperNames;
       specs.set(key, resolved);
     }

@@ -3,6 +3,7 @@
  * the env indices they concern, so any subset can be stepped (GEM's dict actions, EnvPool's send/recv).
  */
 import type { Info } from '../core/env.ts';
+import type { EnvRegistry } from '../registry/registry.ts';
 
 /**
  * GEM's default is same_step: the env resets inside the step that ended it; that row carries the
@@ -109,4 +110,6 @@ export interface MakeVecOptions {
    * number of such envs). 0 runs them in the event loop like any other env.
    */
   workers?: number;
+  /** Where env ids are resolved (a server passes the client session's registry; default: the process's). */
+  registry?: EnvRegistry;
 }

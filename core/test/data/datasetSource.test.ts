@@ -2,7 +2,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { registerDataset, unregisterDataset } from '../../src/data/datasetRegistry.ts';
+import { DatasetRegistry } from '../../src/data/datasetRegistry.ts';
 import { resolveDataset } from '../../src/data/datasetSource.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'gem-src-'));
@@ -23,10 +23,19 @@ function savedDataset(path: string): string {
   return path;
 }
 
+/** Registered tables are looked up only in the registry given (no process-wide map). */
+let datasets = new DatasetRegistry();
+const registerDataset = (name: string, rows: Record<string, unknown>[]) => datasets.register(name, rows);
+
 describe('resolveDataset', () => {
   afterEach(() => {
-    for (const n of ['t:env', 'org/set:train', 'org/set', 'my-table']) unregisterDataset(n);
+    datasets = new DatasetRegistry();
     delete process.env.GEM_TS_DATA_DIR;
+  });
+
+  it('sees no registered table unless given a registry to look in', () => {
+    registerDataset('my-table', [{ q: 'registered' }]);
+    expect(() => resolveDataset({ envId: 't:env', dataset: 'my-table' })).toThrow(/neither a registered dataset name nor an existing file/);
   });
 
   it('takes rows given inline', async () => {
@@ -36,21 +45,21 @@ describe('resolveDataset', () => {
 
   it('takes a registered table named by the dataset option, before any file', async () => {
     registerDataset('my-table', [{ q: 'registered' }]);
-    expect(await resolveDataset({ envId: 't:env', dataset: 'my-table' }).rows()).toEqual([{ q: 'registered' }]);
+    expect(await resolveDataset({ envId: 't:env', dataset: 'my-table', datasets }).rows()).toEqual([{ q: 'registered' }]);
   });
 
   it('looks for tables registered under the env id, then <hub>:<split>, then <hub>', async () => {
     registerDataset('org/set', [{ q: 'hub' }]);
-    expect(await resolveDataset({ envId: 't:env', location: loc }).rows()).toEqual([{ q: 'hub' }]);
+    expect(await resolveDataset({ envId: 't:env', location: loc, datasets }).rows()).toEqual([{ q: 'hub' }]);
     registerDataset('org/set:train', [{ q: 'split' }]);
-    expect(await resolveDataset({ envId: 't:env', location: loc }).rows()).toEqual([{ q: 'split' }]);
+    expect(await resolveDataset({ envId: 't:env', location: loc, datasets }).rows()).toEqual([{ q: 'split' }]);
     registerDataset('t:env', [{ q: 'id' }]);
-    expect(await resolveDataset({ envId: 't:env', location: loc }).rows()).toEqual([{ q: 'id' }]);
+    expect(await resolveDataset({ envId: 't:env', location: loc, datasets }).rows()).toEqual([{ q: 'id' }]);
   });
 
   it('never takes a bare hub name for a named evaluation split', () => {
     registerDataset('org/set', [{ q: 'hub' }]);
-    expect(() => resolveDataset({ envId: 't:env', location: { hub: 'org/set', split: 'amc' } })).toThrow(/needs its dataset/);
+    expect(() => resolveDataset({ envId: 't:env', location: { hub: 'org/set', split: 'amc' }, datasets })).toThrow(/needs its dataset/);
   });
 
   it('reads a file given by path', async () => {
@@ -76,7 +85,7 @@ describe('resolveDataset', () => {
     jsonl(join(data, 'org', 'set', 'train-00001-of-00002.jsonl'), [{ q: 2 }]);
     jsonl(join(data, 'org', 'set', 'test.jsonl'), [{ q: 3 }]);
     process.env.GEM_TS_DATA_DIR = data;
-    expect(await resolveDataset({ envId: 't:env', location: loc }).rows()).toEqual([{ q: 1 }, { q: 2 }]);
+    expect(await resolveDataset({ envId: 't:env', location: loc, datasets }).rows()).toEqual([{ q: 1 }, { q: 2 }]);
     expect(await resolveDataset({ envId: 't:env', location: { hub: 'org/set', split: 'test' } }).rows()).toEqual([{ q: 3 }]);
   });
 

@@ -2,6 +2,11 @@
  * Message frames of protocol v1: `[header, body?]` where the header is a msgpack map and the optional
  * body is Arrow IPC stream bytes. Parsing goes in the order the errors are documented: frame count,
  * msgpack, map, version, id, op, op fields; the first failure wins and names what was wrong.
+ *
+ * Error replies are valid msgpack whatever the request held: they echo a request's value only once it
+ * decoded as the type expected (a short string op, a number version), and their `data` is reduced to
+ * plain msgpack values (wireSafe) — msgpackr hands back the reserved byte 0xC1 as a marker object
+ * that it would write back as 0xC1, and a huge BigInt cannot be written at all.
  */
 import { Packr } from 'msgpackr';
 import type { z } from 'zod';
@@ -41,11 +46,24 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
+/** A request value for an error message: numbers, booleans and short strings as they are; else its type. */
+function describeValue(v: unknown): string {
+  if (v === null || v === undefined) return 'null';
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (typeof v === 'string') return JSON.stringify(v.length > 64 ? `${v.slice(0, 64)}…` : v);
+  return `a ${Array.isArray(v) ? 'list' : v instanceof Uint8Array ? 'binary' : typeof v === 'object' ? 'non-string value' : typeof v}`;
+}
+
+/** Strings from a request kept short in replies. */
+function clip(text: string, max = 200): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
 function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
   return issues
     .map((i) => {
       const path = i.path.map(String).join('.');
-      if (i.code === 'unrecognized_keys') return `unknown field${i.keys.length > 1 ? 's' : ''} ${i.keys.map((k) => `'${k}'`).join(', ')}`;
+      if (i.code === 'unrecognized_keys') return `unknown field${i.keys.length > 1 ? 's' : ''} ${i.keys.slice(0, 8).map((k) => `'${clip(k, 64)}'`).join(', ')}`;
       return path ? `'${path}': ${i.message}` : i.message;
     })
     .join('; ');
@@ -71,7 +89,7 @@ export function parseRequest(frames: readonly Uint8Array[]): ParsedRequest {
   if (raw.v !== PROTOCOL_VERSION) {
     throw new RequestError(
       id,
-      new GemError('UNSUPPORTED_VERSION', `Protocol version ${JSON.stringify(raw.v ?? null)} is not supported; this server speaks v${PROTOCOL_VERSION}.`, {
+      new GemError('UNSUPPORTED_VERSION', `Protocol version ${describeValue(raw.v)} is not supported; this server speaks v${PROTOCOL_VERSION}.`, {
         supported: [PROTOCOL_VERSION],
       }),
     );
@@ -81,12 +99,15 @@ export function parseRequest(frames: readonly Uint8Array[]): ParsedRequest {
   }
   const op = raw.op;
   if (typeof op !== 'string' || !(REQUEST_OPS as readonly string[]).includes(op)) {
-    throw new RequestError(id, new GemError('UNKNOWN_OP', `Unknown op ${JSON.stringify(op ?? null)}; known ops: ${REQUEST_OPS.join(', ')}.`, { op }));
+    throw new RequestError(
+      id,
+      new GemError('UNKNOWN_OP', `Unknown op ${describeValue(op)}; known ops: ${REQUEST_OPS.join(', ')}.`, { op: typeof op === 'string' ? clip(op, 64) : null }),
+    );
   }
   const schema = REQUEST_SCHEMAS[op as RequestOp] as z.ZodType;
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
-    throw new RequestError(id, new GemError('INVALID_REQUEST', `Invalid '${op}' request: ${describeIssues(parsed.error.issues)}`, { op }));
+    throw new RequestError(id, new GemError('INVALID_REQUEST', clip(`Invalid '${op}' request: ${describeIssues(parsed.error.issues)}`, 2000), { op }));
   }
   return { op, id, header: parsed.data, body: body && body.length > 0 ? body : undefined } as ParsedRequest;
 }
@@ -95,10 +116,44 @@ export function okReply(id: number, fields: Record<string, unknown>): Buffer {
   return packHeader({ v: PROTOCOL_VERSION, id, ok: true, ...fields });
 }
 
+/**
+ * `value` as plain msgpack values: null, booleans, numbers, strings, binary, lists and string-keyed
+ * maps, bounded in depth and size; BigInts become numbers or decimal text, anything else null.
+ */
+export function wireSafe(value: unknown, depth = 0): unknown {
+  switch (typeof value) {
+    case 'string':
+      return value.length > 4096 ? `${value.slice(0, 4096)}…` : value;
+    case 'number':
+    case 'boolean':
+      return value;
+    case 'bigint':
+      return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
+    case 'object':
+      break;
+    default:
+      return null;
+  }
+  if (value === null || depth > 6) return null;
+  if (value instanceof Uint8Array) return value.length > 4096 ? null : value;
+  if (value instanceof Date) return value.toISOString();
+  if (Array.isArray(value)) return value.slice(0, 256).map((v) => wireSafe(v, depth + 1));
+  if (!isPlainObject(value)) return null;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value).slice(0, 256)) if (v !== undefined) out[k] = wireSafe(v, depth + 1);
+  return out;
+}
+
 export function errorReply(id: number | null, err: { code: string; message: string; data?: unknown }): Buffer {
-  const error: Record<string, unknown> = { code: err.code, message: err.message };
-  if (err.data !== undefined) error.data = err.data;
-  return packHeader({ v: PROTOCOL_VERSION, id, ok: false, error });
+  const safeId = Number.isSafeInteger(id) && (id as number) >= 0 ? id : null;
+  const error: Record<string, unknown> = { code: String(err.code), message: wireSafe(String(err.message)) };
+  if (err.data !== undefined) error.data = wireSafe(err.data);
+  try {
+    return packHeader({ v: PROTOCOL_VERSION, id: safeId, ok: false, error });
+  } catch {
+    // Unreachable for wire-safe values; an error reply must never fail to be sent.
+    return packHeader({ v: PROTOCOL_VERSION, id: safeId, ok: false, error: { code: String(err.code), message: 'The error could not be encoded.' } });
+  }
 }
 
 /**

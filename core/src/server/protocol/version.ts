@@ -34,6 +34,14 @@ export interface ServerLimits {
   /** How often a client should ping when it has nothing else to say. */
   heartbeat_ms: number;
   inline_max_rows: number;
+  /** Envs one client holds over all its handles (tenancy quota). */
+  max_envs_per_client: number;
+  /** Bytes of pushed datasets (Arrow IPC as sent) one client holds. */
+  max_dataset_bytes_per_client: number;
+  /** Bytes of pushed datasets the server holds for all clients together (identical bytes count once). */
+  max_dataset_bytes_total: number;
+  /** A make or push is refused when it would leave less free memory than this (0: no check). */
+  memory_headroom_bytes: number;
 }
 
 export const DEFAULT_LIMITS: ServerLimits = {
@@ -44,4 +52,8 @@ export const DEFAULT_LIMITS: ServerLimits = {
   idle_timeout_ms: 60_000,
   heartbeat_ms: 5_000,
   inline_max_rows: DEFAULT_INLINE_MAX_ROWS,
+  max_envs_per_client: 200_000,
+  max_dataset_bytes_per_client: 2 * 1024 ** 3,
+  max_dataset_bytes_total: 8 * 1024 ** 3,
+  memory_headroom_bytes: 64 * 1024 ** 2,
 };

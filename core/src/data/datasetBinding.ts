@@ -1,0 +1,121 @@
+/**
+ * Binding a task env's `dataset` option to data when the env is made, in the thread that makes it.
+ *
+ * The registry that resolves an env's options knows which tables the caller can see (a server
+ * session's pushed datasets); the env itself and any worker thread it lives in do not. So
+ * `resolveOptions` replaces a dataset *name* (or nothing, when a table is registered under the id's
+ * own names) by a BoundTable: the rows themselves for an env made in this thread, and for a cpuBound
+ * env also the rows serialized once into a SharedArrayBuffer, which a worker thread receives without a
+ * copy and decodes once per worker (decodeBoundTable), however many envs share it.
+ */
+import { deserialize, serialize } from 'node:v8';
+import { GemError } from '../core/errors.ts';
+import { hubLocation } from './datasetOptions.ts';
+import { datasetContent, type DatasetContent, type DatasetLookup, type DatasetRow } from './datasetRegistry.ts';
+import { registeredNames } from './datasetSource.ts';
+import { TASK_DATASETS } from './taskCatalog.ts';
+
+/** The rows, present only in the thread that bound the table (structured clone drops symbol keys). */
+const ROWS = Symbol('gem-ts bound rows');
+
+export interface BoundTable {
+  /** The content key: equal keys, equal rows. */
+  gem_ts_table: string;
+  /** Where the rows came from, for messages and infos. */
+  origin: string;
+  /** The rows serialized with node:v8, for worker threads (cpuBound envs only). */
+  bytes?: SharedArrayBuffer;
+  [ROWS]?: readonly DatasetRow[];
+}
+
+export function isBoundTable(value: unknown): value is BoundTable {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as BoundTable).gem_ts_table === 'string';
+}
+
+/** One serialized copy per content, made the first time a worker env needs it. */
+const serialized = new WeakMap<object, SharedArrayBuffer>();
+
+function sharedBytes(content: DatasetContent): SharedArrayBuffer {
+  let sab = serialized.get(content);
+  if (!sab) {
+    const buf = serialize(content.rows);
+    sab = new SharedArrayBuffer(buf.length);
+    new Uint8Array(sab).set(buf);
+    serialized.set(content, sab);
+  }
+  return sab;
+}
+
+function bind(content: DatasetContent, origin: string, forWorker: boolean): BoundTable {
+  const table: BoundTable = { gem_ts_table: content.key, origin };
+  if (forWorker) table.bytes = sharedBytes(content);
+  Object.defineProperty(table, ROWS, { value: content.rows, enumerable: false });
+  return table;
+}
+
+/** Inline rows bound once per options object, so every env made from one spec shares them. */
+const inlineContents = new WeakMap<object, DatasetContent>();
+
+/**
+ * The BoundTable for an env's validated options, or undefined to leave the option as it is (a path,
+ * an unknown name, or no table registered under the id's names: the env then reports what it tried).
+ */
+export function bindDatasetOption(
+  envId: string,
+  options: Record<string, unknown>,
+  datasets: DatasetLookup | undefined,
+  cpuBound: boolean,
+): BoundTable | undefined {
+  const option = options.dataset;
+  if (Array.isArray(option)) {
+    // Inline rows reach in-thread envs as they are; worker envs get them serialized once, not per env.
+    if (!cpuBound) return undefined;
+    let content = inlineContents.get(option);
+    if (!content) {
+      content = datasetContent(envId, option as DatasetRow[]);
+      inlineContents.set(option, content);
+    }
+    return bind(content, `${option.length} rows given inline`, true);
+  }
+  if (!datasets) return undefined;
+  if (typeof option === 'string') {
+    const found = datasets.getDataset(option);
+    return found ? bind(found.content, `registered dataset '${option}'`, cpuBound) : undefined;
+  }
+  if (option !== undefined) return undefined;
+  const entry = TASK_DATASETS.find((e) => e.id === envId);
+  const location = entry ? hubLocation(entry, options as { dataset_name?: string; split?: string }) : undefined;
+  for (const name of registeredNames(envId, location)) {
+    const found = datasets.getDataset(name);
+    if (found) return bind(found.content, `registered dataset '${name}'`, cpuBound);
+  }
+  return undefined;
+}
+
+/** Splits a bound dataset off options about to be validated again (a worker thread's make). */
+export function unbindForValidation(options: Record<string, unknown>): { table?: BoundTable; rest: Record<string, unknown> } {
+  if (!isBoundTable(options.dataset)) return { rest: options };
+  const { dataset, ...rest } = options;
+  return { table: dataset as BoundTable, rest };
+}
+
+/** Rows decoded in this thread, by content key, alive while some env holds them. */
+const decoded = new Map<string, WeakRef<readonly DatasetRow[]>>();
+const forget = new FinalizationRegistry<string>((key) => {
+  if (decoded.get(key)?.deref() === undefined) decoded.delete(key);
+});
+
+/** The rows of a bound table: as bound in this thread, else decoded from its bytes once per thread. */
+export function boundRows(table: BoundTable): readonly DatasetRow[] {
+  const here = table[ROWS];
+  if (here) return here;
+  const cached = decoded.get(table.gem_ts_table)?.deref();
+  if (cached) return cached;
+  if (!table.bytes) {
+    throw new GemError('DATASET_MISSING', `The dataset (${table.origin}) was bound in another thread without its bytes.`, { origin: table.origin });
+  }
+  const rows = Object.freeze(deserialize(Buffer.from(table.bytes)) as DatasetRow[]);
+  decoded.set(table.gem_ts_table, new WeakRef(rows));
+  forget.register(rows, table.gem_ts_table);
+  return rows;
+}
