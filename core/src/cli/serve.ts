@@ -4,6 +4,7 @@
  * reads it when it starts a local server). Logs are JSON lines on stderr, warnings only by default.
  */
 import { parseArgs } from 'node:util';
+import { chooseAuthToken, type AuthChoice } from '../server/auth.ts';
 import { validateEndpoint } from '../server/endpoint.ts';
 import { LOG_LEVELS, type LogLevel } from '../server/logger.ts';
 import { DEFAULT_LIMITS, type ServerLimits } from '../server/protocol/version.ts';
@@ -18,6 +19,14 @@ const HELP = `usage: gem-ts serve [options]
   --max-envs-per-handle N     (default ${DEFAULT_LIMITS.max_envs_per_handle})
   --max-handles-per-client N  (default ${DEFAULT_LIMITS.max_handles_per_client})
   --inline-max-rows N         rows up to N travel inline in msgpack (default ${DEFAULT_LIMITS.inline_max_rows})
+  --max-envs-per-client N     envs one client holds over all its handles (default ${DEFAULT_LIMITS.max_envs_per_client})
+  --max-dataset-bytes-per-client N   pushed dataset bytes one client holds (default ${DEFAULT_LIMITS.max_dataset_bytes_per_client})
+  --max-dataset-bytes-total N pushed dataset bytes of all clients (default ${DEFAULT_LIMITS.max_dataset_bytes_total})
+  --memory-headroom-bytes N   refuse makes and pushes that would leave less free memory (default ${DEFAULT_LIMITS.memory_headroom_bytes}; 0 off)
+  --auth-token TOKEN          clients must send TOKEN in hello (also $GEM_TS_AUTH_TOKEN); default: none on
+                              ipc and loopback, a generated one (printed once on stderr) on other tcp binds
+  --auth-token-file FILE      read the token from FILE
+  --no-auth                   no token even on a tcp bind other machines reach
   --exit-with-stdin           stop when stdin closes (a parent process that dies takes the server along)`;
 
 const LIMIT_FLAGS: Record<string, keyof ServerLimits> = {
@@ -26,6 +35,10 @@ const LIMIT_FLAGS: Record<string, keyof ServerLimits> = {
   'max-envs-per-handle': 'max_envs_per_handle',
   'max-handles-per-client': 'max_handles_per_client',
   'inline-max-rows': 'inline_max_rows',
+  'max-envs-per-client': 'max_envs_per_client',
+  'max-dataset-bytes-per-client': 'max_dataset_bytes_per_client',
+  'max-dataset-bytes-total': 'max_dataset_bytes_total',
+  'memory-headroom-bytes': 'memory_headroom_bytes',
 };
 
 export async function run(args: string[]): Promise<number> {
@@ -37,6 +50,9 @@ export async function run(args: string[]): Promise<number> {
         endpoint: { type: 'string' },
         'log-level': { type: 'string' },
         'exit-with-stdin': { type: 'boolean' },
+        'auth-token': { type: 'string' },
+        'auth-token-file': { type: 'string' },
+        'no-auth': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         ...Object.fromEntries(Object.keys(LIMIT_FLAGS).map((k) => [k, { type: 'string' as const }])),
       },
@@ -78,7 +94,19 @@ export async function run(args: string[]): Promise<number> {
   // Loaded only now: the server pulls in every env and the native zeromq addon.
   const [{ GemServer }, { createLogger }] = await Promise.all([import('../server/server.ts'), import('../server/logger.ts')]);
   const log = createLogger(level as LogLevel | undefined);
-  const server = new GemServer({ endpoint, limits, logger: log });
+  let auth: AuthChoice;
+  try {
+    auth = chooseAuthToken({
+      endpoint,
+      token: values['auth-token'] as string | undefined,
+      tokenFile: values['auth-token-file'] as string | undefined,
+      noAuth: values['no-auth'] as boolean | undefined,
+    });
+  } catch (e) {
+    console.error(`gem-ts serve: ${(e as Error).message}`);
+    return 2;
+  }
+  const server = new GemServer({ endpoint, limits, logger: log, authToken: auth.token });
   try {
     endpoint = await server.start();
   } catch (e) {
@@ -86,6 +114,9 @@ export async function run(args: string[]): Promise<number> {
     return 1;
   }
   process.stdout.write(`GEM_TS_ENDPOINT=${endpoint}\n`);
+  if (auth.generated) {
+    process.stderr.write(`gem-ts serve: ${endpoint} is reachable from other machines; clients must send this auth token (GEM_TS_TOKEN or token=): ${auth.token}\n`);
+  }
 
   return new Promise<number>((resolve) => {
     let stopping = false;

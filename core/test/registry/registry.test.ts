@@ -1,5 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { listEnvs, make } from '../../src/index.ts';
+import { z } from 'zod';
+import { BaseEnv } from '../../src/core/baseEnv.ts';
+import type { ResetResult, StepResult } from '../../src/core/env.ts';
+import { defaultRegistry, EnvRegistry, listEnvs, make } from '../../src/index.ts';
+
+class Echo extends BaseEnv<null> {
+  protected newEpisode(): ResetResult {
+    return { observation: 'echo', info: {} };
+  }
+  protected applyAction(a: string): StepResult {
+    return { observation: a, reward: 0, terminated: true, truncated: false, info: {} };
+  }
+  sampleRandomAction(): string {
+    return 'x';
+  }
+  protected clone(): Echo {
+    return new Echo();
+  }
+}
+const echo = (id: string) => ({ id, description: 'echo', schema: z.object({}).strict(), create: () => new Echo() });
 
 describe('registry', () => {
   it('names the closest ids for an unknown id', () => {
@@ -32,5 +51,31 @@ describe('registry', () => {
 
   it('filters listEnvs', () => {
     expect(listEnvs('guessthe')).toContain('game:GuessTheNumber-v0-easy');
+  });
+});
+
+describe('EnvRegistry overlays', () => {
+  it('read through to the catalog and keep their registrations to themselves', () => {
+    const a = defaultRegistry.overlay();
+    const b = defaultRegistry.overlay();
+    a.register(echo('custom:Echo-v0'));
+    expect(a.has('custom:Echo-v0')).toBe(true);
+    expect(b.has('custom:Echo-v0')).toBe(false);
+    expect(defaultRegistry.has('custom:Echo-v0')).toBe(false);
+    expect(() => b.make('custom:Echo-v0')).toThrow(expect.objectContaining({ code: 'UNKNOWN_ENV' }));
+    expect(a.make('custom:Echo-v0').toString()).toMatch(/Echo/);
+    expect(a.list('GuessTheNumber')).toEqual(defaultRegistry.list('GuessTheNumber'));
+    expect(a.list().at(-1)).toBe('custom:Echo-v0');
+    // An overlay cannot shadow a catalog id, and a read-only view refuses writes.
+    expect(() => a.register(echo('game:GuessTheNumber-v0'))).toThrow(expect.objectContaining({ code: 'ALREADY_REGISTERED' }));
+    expect(() => defaultRegistry.readonlyView().register(echo('custom:Other-v0'))).toThrow(/read-only/);
+    expect(a.unregister('custom:Echo-v0')).toBe(true);
+    expect(a.has('custom:Echo-v0')).toBe(false);
+  });
+
+  it('accept shared/ ids', () => {
+    const r = new EnvRegistry();
+    r.register(echo('shared/custom:Pub-v0'));
+    expect(r.spec('shared/custom:Pub-v0').family).toBe('custom');
   });
 });

@@ -12,6 +12,8 @@ import { packHeader, unpackHeader } from '../../src/server/protocol/frames.ts';
 export interface Reply {
   header: Record<string, any>;
   body?: Buffer;
+  /** The header frame as it arrived. */
+  raw?: Buffer;
 }
 
 export function uniqueIpc(): string {
@@ -34,6 +36,8 @@ export class WireClient {
   onEnvCall?: (header: Record<string, any>) => Promise<Record<string, any>> | Record<string, any>;
   /** Replies with an id nobody waits for (and id-less error replies when nobody waits for null). */
   readonly stray: Reply[] = [];
+  /** Header frames that were not msgpack at all (a server bug: every reply must decode). */
+  readonly undecodable: Buffer[] = [];
 
   constructor(endpoint: string, routingId?: string) {
     this.sock = new Dealer({ linger: 0, ...(routingId ? { routingId } : {}) });
@@ -44,7 +48,13 @@ export class WireClient {
   private async read(): Promise<void> {
     try {
       for await (const [h, body] of this.sock) {
-        const header = unpackHeader(h) as Record<string, any>;
+        let header: Record<string, any>;
+        try {
+          header = unpackHeader(h) as Record<string, any>;
+        } catch {
+          this.undecodable.push(h);
+          continue;
+        }
         if (header.op === 'env_call') {
           // Answered off the read loop, so a slow env never blocks other replies.
           void (async () => {
@@ -54,7 +64,7 @@ export class WireClient {
           continue;
         }
         const list = this.waiting.get(header.id ?? null);
-        const reply = { header, body };
+        const reply = { header, body, raw: h };
         if (list && list.length) list.shift()!(reply);
         else this.stray.push(reply);
       }
