@@ -314,6 +314,10 @@ class HelloReplyLimits(TypedDict):
     idle_timeout_ms: float
     heartbeat_ms: float
     inline_max_rows: float
+    max_envs_per_client: float
+    max_dataset_bytes_per_client: float
+    max_dataset_bytes_total: float
+    memory_headroom_bytes: float
 
 
 class HelloReply(TypedDict):

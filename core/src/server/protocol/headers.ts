@@ -130,6 +130,11 @@ export const LimitsSchema = z.object({
   idle_timeout_ms: z.number(),
   heartbeat_ms: z.number(),
   inline_max_rows: z.number(),
+  /** Tenancy quotas (docs/protocol.md, "Tenancy"): a breach is LIMIT_EXCEEDED naming the limit. */
+  max_envs_per_client: z.number(),
+  max_dataset_bytes_per_client: z.number(),
+  max_dataset_bytes_total: z.number(),
+  memory_headroom_bytes: z.number(),
 });
 
 export const HelloReplySchema = reply({
