@@ -9,6 +9,7 @@ const COMMANDS: Record<string, { file: string; help: string }> = {
   serve: { file: './serve.ts', help: 'serve [--endpoint URL]   run the ZeroMQ server' },
   eval: { file: './eval.ts', help: 'eval --base-url URL --model NAME --env ID   evaluate a model behind an OpenAI-compatible endpoint' },
   doctor: { file: './doctor.ts', help: 'doctor                   check the sandbox, Python and optional packages' },
+  ui: { file: './ui.ts', help: 'ui [--port N] [paths...] browse eval transcripts and benchmark results, compare runs, play envs' },
 };
 
 function usage(): string {

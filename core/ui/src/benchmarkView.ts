@@ -1,0 +1,118 @@
+/** A benchmark result: per task, the learning curves of every algorithm (SVG) and the final values. */
+import { api, type RunInfo } from './api.ts';
+import type { BenchmarkTask as Task, Curve } from '../../src/ui/apiTypes.ts';
+import { clear, fmt, h, notices, type Notice } from './dom.ts';
+
+const COLOURS = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580c', '#0891b2', '#be185d', '#4d7c0f'];
+const SVG = 'http://www.w3.org/2000/svg';
+
+function svg(tag: string, attrs: Record<string, string | number>, text?: string): SVGElement {
+  const el = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  if (text !== undefined) el.textContent = text;
+  return el;
+}
+
+function ticks(lo: number, hi: number, n = 5): number[] {
+  const span = hi - lo || 1;
+  const step = 10 ** Math.floor(Math.log10(span / n));
+  const nice = [1, 2, 5, 10].map((m) => m * step).find((s) => span / s <= n) ?? step * 10;
+  const out: number[] = [];
+  for (let v = Math.ceil(lo / nice) * nice; v <= hi + 1e-9; v += nice) out.push(Number(v.toPrecision(10)));
+  return out;
+}
+
+/** Mean over seeds at each x (curves of one algorithm share their evaluation points). */
+function meanCurve(curves: Curve[], x: string, y: string): [number, number][] {
+  const by = new Map<number, number[]>();
+  for (const c of curves) for (const p of c.points) if (x in p && y in p) (by.get(p[x]) ?? by.set(p[x], []).get(p[x])!).push(p[y]);
+  return [...by.entries()].sort((a, b) => a[0] - b[0]).map(([k, v]) => [k, v.reduce((s, t) => s + t, 0) / v.length]);
+}
+
+export function learningCurveChart(task: Task, x: string, y: string): SVGElement {
+  const W = 720;
+  const H = 320;
+  const m = { l: 56, r: 150, t: 16, b: 44 };
+  const algos = [...new Set(task.curves.map((c) => c.algorithm))];
+  const series = algos.map((a) => ({ algo: a, seeds: task.curves.filter((c) => c.algorithm === a) }));
+  const all = task.curves.flatMap((c) => c.points.filter((p) => x in p && y in p));
+  const base = task.baselines.filter((b) => y in b.values);
+  const xs = all.map((p) => p[x]);
+  const ys = [...all.map((p) => p[y]), ...base.map((b) => b.values[y])];
+  const [x0, x1] = [Math.min(...xs), Math.max(...xs)];
+  let [y0, y1] = [Math.min(...ys), Math.max(...ys)];
+  if (y === 'success' || y.endsWith('rate')) [y0, y1] = [Math.min(0, y0), Math.max(1, y1)];
+  const sx = (v: number) => m.l + ((v - x0) / (x1 - x0 || 1)) * (W - m.l - m.r);
+  const sy = (v: number) => H - m.b - ((v - y0) / (y1 - y0 || 1)) * (H - m.t - m.b);
+  const root = svg('svg', { viewBox: `0 0 ${W} ${H}`, class: 'chart', role: 'img', 'aria-label': `${y} by ${x}` });
+  for (const t of ticks(y0, y1)) {
+    root.append(svg('line', { x1: m.l, x2: W - m.r, y1: sy(t), y2: sy(t), class: 'gridline' }), svg('text', { x: m.l - 6, y: sy(t) + 4, 'text-anchor': 'end', class: 'tick' }, fmt(t, 2)));
+  }
+  for (const t of ticks(x0, x1, 6)) root.append(svg('text', { x: sx(t), y: H - m.b + 16, 'text-anchor': 'middle', class: 'tick' }, fmt(t, 0)));
+  root.append(
+    svg('line', { x1: m.l, x2: W - m.r, y1: H - m.b, y2: H - m.b, class: 'axis' }),
+    svg('line', { x1: m.l, x2: m.l, y1: m.t, y2: H - m.b, class: 'axis' }),
+    svg('text', { x: (m.l + W - m.r) / 2, y: H - 8, 'text-anchor': 'middle', class: 'label' }, x),
+    svg('text', { x: 14, y: (m.t + H - m.b) / 2, 'text-anchor': 'middle', class: 'label', transform: `rotate(-90 14 ${(m.t + H - m.b) / 2})` }, y),
+  );
+  base.forEach((b) => {
+    const v = sy(b.values[y]);
+    root.append(svg('line', { x1: m.l, x2: W - m.r, y1: v, y2: v, class: 'baseline' }), svg('text', { x: W - m.r + 4, y: v + 4, class: 'tick' }, b.label));
+  });
+  series.forEach((s, i) => {
+    const colour = COLOURS[i % COLOURS.length];
+    if (s.seeds.length > 1) {
+      for (const c of s.seeds) {
+        const pts = c.points.filter((p) => x in p && y in p).map((p) => `${sx(p[x])},${sy(p[y])}`);
+        root.append(svg('polyline', { points: pts.join(' '), fill: 'none', stroke: colour, 'stroke-opacity': 0.25, 'stroke-width': 1 }));
+      }
+    }
+    const mean = meanCurve(s.seeds, x, y);
+    root.append(svg('polyline', { points: mean.map(([a, b]) => `${sx(a)},${sy(b)}`).join(' '), fill: 'none', stroke: colour, 'stroke-width': 2, class: 'series', 'data-algo': s.algo }));
+    for (const [a, b] of mean) root.append(svg('circle', { cx: sx(a), cy: sy(b), r: 2.5, fill: colour }));
+    const ly = m.t + 14 + i * 18;
+    root.append(svg('rect', { x: W - m.r + 60, y: ly - 9, width: 12, height: 3, fill: colour }), svg('text', { x: W - m.r + 76, y: ly - 4, class: 'legend' }, s.seeds.length > 1 ? `${s.algo} (${s.seeds.length} seeds)` : s.algo));
+  });
+  return root;
+}
+
+export async function benchmarkView(main: HTMLElement, run: RunInfo): Promise<void> {
+  const data = await api<{ tasks: Task[]; settings: Record<string, unknown>; notices: Notice[] }>(`runs/${encodeURIComponent(run.id)}/benchmark`);
+  clear(main, h('h1', {}, run.name), h('div', { class: 'path' }, run.path), notices(data.notices));
+  for (const task of data.tasks) {
+    const chartBox = h('div', { class: 'chart-box' });
+    const xAxes = ['iter', 'env_steps', 'seconds'].filter((k) => task.curves.some((c) => c.points.some((p) => k in p)));
+    let metric = task.metrics.includes('success') ? 'success' : (task.metrics[0] ?? '');
+    let axis = xAxes[0] ?? 'iter';
+    const draw = () => clear(chartBox, task.curves.length && metric ? learningCurveChart(task, axis, metric) : h('p', { class: 'empty' }, 'No curve to draw.'));
+    const pick = (label: string, opts: string[], cur: string, on: (v: string) => void) =>
+      h('label', {}, `${label} `, h('select', { onchange: (e: Event) => { on((e.target as HTMLSelectElement).value); draw(); } }, ...opts.map((o) => h('option', { value: o, selected: o === cur }, o))));
+    const algos = [...new Set(task.curves.map((c) => c.algorithm))];
+    const final = (a: string, k: string) => {
+      const vals = task.curves.filter((c) => c.algorithm === a).map((c) => c.points[c.points.length - 1]?.[k]).filter((v) => v !== undefined);
+      return vals.length ? vals.reduce((s, v) => s + v, 0) / vals.length : NaN;
+    };
+    main.append(
+      h(
+        'section',
+        { class: 'task', 'data-task': task.name },
+        h('h2', {}, task.name, task.env_id ? h('span', { class: 'muted' }, ` · ${task.env_id}`) : null),
+        task.description ? h('p', { class: 'muted' }, task.description) : null,
+        h('div', { class: 'filters' }, pick('metric', task.metrics, metric, (v) => (metric = v)), pick('x axis', xAxes, axis, (v) => (axis = v))),
+        chartBox,
+        h(
+          'table',
+          { class: 'grid-table' },
+          h('thead', {}, h('tr', {}, h('th', {}, 'algorithm'), ...task.metrics.map((k) => h('th', {}, `final ${k}`)))),
+          h(
+            'tbody',
+            {},
+            ...task.baselines.map((b) => h('tr', { class: 'muted' }, h('td', {}, b.label), ...task.metrics.map((k) => h('td', { class: 'num' }, k in b.values ? fmt(b.values[k]) : '–')))),
+            ...algos.map((a) => h('tr', {}, h('td', {}, a), ...task.metrics.map((k) => h('td', { class: 'num' }, fmt(final(a, k)))))),
+          ),
+        ),
+      ),
+    );
+    draw();
+  }
+}
