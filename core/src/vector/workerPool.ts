@@ -16,8 +16,11 @@ import { getRegistration } from '../registry/registry.ts';
 import { WorkerEnv, type WorkerChannel } from './workerEnv.ts';
 import type { WorkerBootData, WorkerReply, WorkerRequest } from './workerProtocol.ts';
 
-const BOOT_URL = new URL('./workerBoot.mjs', import.meta.url);
-const HOST_URL = new URL('./workerHost.ts', import.meta.url).href;
+// From source (tests, a checkout) workers boot through tsx; compiled (dist/, the npm package, the
+// wheel) they start at the compiled host directly, so tsx is not needed at run time.
+const COMPILED = import.meta.url.endsWith('.js');
+const HOST_URL = new URL(COMPILED ? './workerHost.js' : './workerHost.ts', import.meta.url).href;
+const BOOT_URL = COMPILED ? new URL(HOST_URL) : new URL('./workerBoot.mjs', import.meta.url);
 
 /** Cores − 1 (the event loop keeps one), at least 1, and never more threads than envs. */
 export function defaultWorkerCount(envs: number): number {
