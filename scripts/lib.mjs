@@ -138,19 +138,34 @@ export function adapterDirs() {
 export function ensureSandbox() {
   const has = () => spawnSync('bwrap', ['--version'], { stdio: 'ignore' }).status === 0;
   if (has()) return true;
-  const isRoot = process.getuid?.() === 0;
-  const apt = spawnSync('apt-get', ['--version'], { stdio: 'ignore' }).status === 0;
-  if (isRoot && apt) {
-    console.log('› installing bubblewrap (apt-get) for the Python sandbox…');
-    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-    if (run('apt-get', ['install', '-y', '-q', 'bubblewrap'], { env }) !== 0) {
-      run('apt-get', ['update', '-q'], { env });
-      run('apt-get', ['install', '-y', '-q', 'bubblewrap'], { env });
-    }
-    if (has()) return true;
-  }
+  if (aptInstall('bubblewrap', 'for the Python sandbox') && has()) return true;
   console.warn('⚠ bubblewrap is not available: sandbox tests skip and code tests run UNSANDBOXED.');
   process.env.GEM_TS_ALLOW_UNSANDBOXED = '1';
+  return false;
+}
+
+/** apt-get install `pkg` when we can (root + apt-get), with an apt-get update first if it fails. */
+function aptInstall(pkg, why) {
+  const isRoot = process.getuid?.() === 0;
+  const apt = spawnSync('apt-get', ['--version'], { stdio: 'ignore' }).status === 0;
+  if (!isRoot || !apt) return false;
+  console.log(`› installing ${pkg} (apt-get) ${why}…`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  if (run('apt-get', ['install', '-y', '-q', pkg], { env }) === 0) return true;
+  run('apt-get', ['update', '-q'], { env });
+  return run('apt-get', ['install', '-y', '-q', pkg], { env }) === 0;
+}
+
+/**
+ * The browser tests of `gem-ts ui` drive Debian's Chromium (/usr/bin/chromium) with playwright-core.
+ * Installed like bubblewrap; where it cannot be, those tests skip (GEM_TS_SKIP_BROWSER_TESTS=1), loudly.
+ */
+export function ensureChromium() {
+  const bin = process.env.GEM_TS_CHROMIUM ?? '/usr/bin/chromium';
+  if (existsSync(bin)) return true;
+  if (aptInstall('chromium', 'for the gem-ts ui browser tests') && existsSync(bin)) return true;
+  console.warn(`⚠ Chromium is not available at ${bin}: the gem-ts ui browser tests skip.`);
+  process.env.GEM_TS_SKIP_BROWSER_TESTS = '1';
   return false;
 }
 

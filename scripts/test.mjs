@@ -1,10 +1,11 @@
 // `npm test`: installs what is missing, then runs every TypeScript and Python test suite.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { adapterDirs, adapterInstallSteps, ensureNodeModules, ensureRootVenv, ensureSandbox, ensureVenv, root, run } from './lib.mjs';
+import { adapterDirs, adapterInstallSteps, ensureChromium, ensureNodeModules, ensureRootVenv, ensureSandbox, ensureVenv, root, run } from './lib.mjs';
 
 ensureNodeModules();
 ensureSandbox();
+ensureChromium();
 // Before vitest: the TypeScript suites drive Python too (reasoning-gym worker, math-verify fixtures).
 const py = ensureRootVenv();
 const failures = [];
