@@ -15,6 +15,7 @@ import { GemError, isGemError } from '../core/errors.ts';
 import { defaultRegistry, type EnvRegistry } from '../registry/registry.ts';
 import { tokenMatches, unauthorized } from './auth.ts';
 import { ClientSession } from './clientSession.ts';
+import { releaseFreedMemory } from './releaseMemory.ts';
 import { Tenancy } from './tenancy.ts';
 import { removeIpcFile, validateEndpoint } from './endpoint.ts';
 import { silentLogger, type Logger } from './logger.ts';
@@ -320,7 +321,9 @@ export class GemServer {
     if (envs > 0 || s.registeredEnvs.size > 0 || s.pushed.size > 0) {
       this.log.info({ client: s.routingId.toString('hex'), handles: s.handles.size, envs, datasets: s.pushed.size, why }, 'freeing client');
     }
+    const freedBytes = s.datasetBytes();
     await this.ops.freeSession(s, why);
+    releaseFreedMemory(freedBytes);
   }
 }
 
