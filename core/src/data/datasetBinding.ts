@@ -92,6 +92,14 @@ export function bindDatasetOption(
   return undefined;
 }
 
+/**
+ * Options as a client may see them (a `spec` reply): a bound table is shown as where it came from,
+ * never as its rows or bytes.
+ */
+export function describeBoundOptions(options: Record<string, unknown>): Record<string, unknown> {
+  return isBoundTable(options.dataset) ? { ...options, dataset: options.dataset.origin } : options;
+}
+
 /** Splits a bound dataset off options about to be validated again (a worker thread's make). */
 export function unbindForValidation(options: Record<string, unknown>): { table?: BoundTable; rest: Record<string, unknown> } {
   if (!isBoundTable(options.dataset)) return { rest: options };

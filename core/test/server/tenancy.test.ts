@@ -96,6 +96,9 @@ describe('sessions own what they push and register', () => {
     await a.ok({ op: 'register_dataset', name: 'mine' }, mathTable('newer'));
     expect((await a.ok({ op: 'reset', handle: h, options: { idx: 0 } })).header.rows.observation).toEqual(['kept by the env']);
     expect(server!.stats()).toMatchObject({ datasets: 1 });
+    // A spec reply names where the data came from; it never carries the rows.
+    const spec = await a.ok({ op: 'spec', handle: h });
+    expect(spec.header.specs[0].options.dataset).toBe("registered dataset 'mine'");
     await a.ok({ op: 'close' });
     expect(server!.stats()).toMatchObject({ clients: 0, datasets: 0, dataset_bytes: 0, envs: 0 });
 
