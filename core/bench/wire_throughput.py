@@ -144,7 +144,8 @@ def crossover(client, reps_rows: int = 20000) -> Dict[str, Dict[str, float]]:
     """Round trip per message with rows forced inline vs in Arrow (both directions)."""
     import numpy as np
 
-    from gem_ts import protocol
+    from gem_ts import calls, protocol
+    from gem_ts.session import Call
 
     out: Dict[str, Dict[str, float]] = {}
     for n in (1, 16, 64, 256, 512, 1024, 2048):
@@ -160,10 +161,10 @@ def crossover(client, reps_rows: int = 20000) -> Dict[str, Dict[str, float]]:
                 acts = [POOL[i] for i in np.random.randint(0, 10, n)]
                 t0 = time.perf_counter()
                 if fmt == "inline":
-                    header, body = {"op": "step", "handle": h, "rows": {"env_index": idx, "action": acts}, "reply_format": "inline"}, None
+                    call = Call("step", {"rows": {"env_index": idx, "action": acts}, "reply_format": "inline"}, None, calls.rows, handle=h)
                 else:
-                    header, body = {"op": "step", "handle": h, "reply_format": "arrow"}, protocol.encode_step_arrow(idx, acts)
-                protocol.decode_rows(*client.conn.request(header, body))
+                    call = Call("step", {"reply_format": "arrow"}, protocol.encode_step_arrow(idx, acts), calls.rows, handle=h)
+                client.run(call)
                 times.append((time.perf_counter() - t0) * 1e6)
             res[f"{fmt}_us"] = float(np.median(times))
         out[str(n)] = res

@@ -3,7 +3,6 @@ tokenizer, and a gem-ts game served by the real server. Nothing is stood in for 
 import random
 
 import gem_ts
-import pytest
 import torch
 from gem_ts_adapter_kit import ChatGlue, seeded_rows
 from gem_ts_trl import (

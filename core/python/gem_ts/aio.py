@@ -8,51 +8,41 @@
 
 Steps (and resets) of single sub-envs issued by many coroutines are coalesced: each call joins a
 per-handle batch that is sent once per event-loop tick, so 256 agents stepping together cost one
-message and one Arrow batch, not 256 round trips. Many requests may be in flight at once; one reader
-task matches replies to requests by id, answers ``env_call`` messages for envs registered from this
-process, and fails every waiting request with ``ServerUnavailableError`` if the server goes away.
+message, not 256 round trips. A bad action fails only the coroutine that sent it. The requests and
+their replies are the same ``calls`` the synchronous ``Client`` runs, over ``transport.AsyncTransport``
+instead of a blocking socket: one protocol implementation (``session.Session``) for both.
 """
 
 from __future__ import annotations
 
 import asyncio
-import itertools
 import os
-import time
-import uuid
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
 
-import zmq
-import zmq.asyncio
-from zmq.utils.monitor import parse_monitor_message
-
-from . import protocol
-from .client import Ids
-from .connection import DEFAULT_LIVENESS_TIMEOUT
-from .errors import GemError, RequestTimeoutError, ServerUnavailableError, error_from_wire
+from . import calls, protocol
+from .calls import Plan, ResetOne, Seed, StepOne, StepReturn
+from .errors import GemError, UnknownHandleError
 from .local_server import LocalServer
-from .python_envs import PythonEnvHost, env_return
-from .vector import StepReturn, _ENV_KWARGS
-from .wrappers.wrapper_factory import resolve_wrappers
+from .python_envs import PythonEnvHost, PythonEnvSpec
+from .session import Call, Session, SessionView
+from .transport import AsyncTransport
 
-Reply = Tuple[Dict[str, Any], Optional[bytes]]
-StepOne = Tuple[str, float, bool, bool, Dict[str, Any]]
+T = TypeVar("T")
+Ids = Union[str, Sequence[str]]
+
+__all__ = ["AsyncClient", "AsyncSubEnv", "AsyncVectorEnv", "connect"]
 
 
-class AsyncClient:
-    """One DEALER connection used from one event loop. Create it with ``await AsyncClient.create()``."""
+class AsyncClient(SessionView):
+    """One connection used from one event loop. Create it with ``await AsyncClient.create()``."""
 
-    def __init__(self) -> None:  # use create()
-        self.local_server: Optional[LocalServer] = None
-        self.python_envs = PythonEnvHost()
-        self._futures: Dict[int, asyncio.Future] = {}
-        self._ids = itertools.count(1)
-        self._closed = False
-        self._lost: Optional[str] = None
-        self._last_rx = time.monotonic()
-        self._last_tx = time.monotonic()
-        self._batches: Dict[int, "_Coalescer"] = {}
-        self._tasks: List[asyncio.Task] = []
+    def __init__(self, session: Session, transport: AsyncTransport, local_server: Optional[LocalServer], python_envs: PythonEnvHost):
+        self.session = session
+        self.endpoint = session.endpoint
+        self.local_server = local_server
+        self.python_envs = python_envs
+        self._transport = transport
+        self._batches: Dict[Tuple[int, Optional[str]], _Coalescer] = {}
 
     @classmethod
     async def create(
@@ -60,131 +50,65 @@ class AsyncClient:
         endpoint: Optional[str] = None,
         *,
         timeout: Optional[float] = None,
-        liveness_timeout: float = DEFAULT_LIVENESS_TIMEOUT,
+        liveness_timeout: Optional[float] = None,
+        token: Optional[str] = None,
         server_args: Sequence[str] = (),
     ) -> "AsyncClient":
-        self = cls()
         endpoint = endpoint or os.environ.get("GEM_TS_ENDPOINT") or None
+        local: Optional[LocalServer] = None
         if endpoint is None:
-            self.local_server = await asyncio.get_running_loop().run_in_executor(None, LocalServer, tuple(server_args))
-            endpoint = self.local_server.endpoint
-        self.endpoint = endpoint
-        self.timeout = timeout
-        self.liveness_timeout = liveness_timeout
-        self._ctx = zmq.asyncio.Context()
-        self.sock = self._ctx.socket(zmq.DEALER)
-        self.sock.setsockopt(zmq.ROUTING_ID, b"pa-" + uuid.uuid4().bytes)
-        self.sock.setsockopt(zmq.LINGER, 0)
-        self._monitor = self.sock.get_monitor_socket(zmq.EVENT_DISCONNECTED)
-        self.sock.connect(endpoint)
-        self._tasks = [asyncio.ensure_future(self._reader()), asyncio.ensure_future(self._watch())]
+            local = await asyncio.get_running_loop().run_in_executor(None, LocalServer, tuple(server_args))
+            endpoint = local.endpoint
+        python_envs = PythonEnvHost()
+
+        def local_problem() -> Optional[str]:
+            if local is None or local.alive():
+                return None
+            return f"the local gem-ts server exited with code {local.proc.returncode}\n{local.stderr_tail()}"
+
+        session = Session(
+            endpoint,
+            timeout=timeout,
+            liveness_timeout=liveness_timeout,
+            token=token,
+            client_info={"name": "gem_ts.aio"},
+            local_problem=local_problem if local else None,
+            env_call_handler=python_envs.handle,
+        )
+        transport = AsyncTransport(session)
         try:
-            hello, _ = await self.request({"op": "hello", "client": {"name": "gem_ts.aio", "pid": os.getpid()}}, timeout=liveness_timeout)
+            await transport.start()
         except BaseException:
-            await self.close(goodbye=False)
+            session.closed = True
+            await transport.close()
+            if local is not None:
+                local.stop()
             raise
-        self.server_info: Dict[str, Any] = hello["server"]
-        self.limits: Dict[str, Any] = hello["limits"]
-        self.inline_max_rows = int(self.limits.get("inline_max_rows", 64))
-        self.heartbeat_s = max(0.05, self.limits.get("heartbeat_ms", 5000) / 1000.0)
-        return self
+        return cls(session, transport, local, python_envs)
 
-    # ── transport ─────────────────────────────────────────────────────────────────────────────────
+    # ── running calls ─────────────────────────────────────────────────────────────────────────────
 
-    async def request(self, header: Dict[str, Any], body: Optional[bytes] = None, timeout: Optional[float] = None) -> Reply:
-        if self._closed:
-            raise ServerUnavailableError("SERVER_UNAVAILABLE", "this gem_ts.aio client is closed")
-        if self._lost:
-            raise ServerUnavailableError("SERVER_UNAVAILABLE", self._lost)
-        rid = next(self._ids)
-        fut: asyncio.Future = asyncio.get_running_loop().create_future()
-        self._futures[rid] = fut
-        frames = [protocol.pack({"v": protocol.PROTOCOL_VERSION, "id": rid, **header})]
-        if body is not None:
-            frames.append(body)
-        await self.sock.send_multipart(frames)
-        self._last_tx = time.monotonic()
-        timeout = self.timeout if timeout is None else timeout
+    async def run(self, call: Call[T]) -> T:
+        return await self._transport.run(call)
+
+    async def drive(self, plan: Plan) -> Any:
         try:
-            reply = await (asyncio.wait_for(fut, timeout) if timeout is not None else fut)
-        except asyncio.TimeoutError:
-            raise RequestTimeoutError("TIMEOUT", f"{header.get('op')}: no reply from {self.endpoint} within {timeout:g} s") from None
-        finally:
-            self._futures.pop(rid, None)
-        h, b = reply
-        if not h.get("ok", False):
-            raise error_from_wire(h.get("error") or {}, header.get("op"))
-        return h, b
-
-    async def _reader(self) -> None:
-        try:
+            call = next(plan)
             while True:
-                frames = await self.sock.recv_multipart()
-                self._last_rx = time.monotonic()
-                try:
-                    header = protocol.unpack(frames[0])
-                except Exception:
-                    continue
-                if not isinstance(header, dict):
-                    continue
-                if header.get("op") == "env_call":
-                    await self._answer_env_call(header)
-                    continue
-                fut = self._futures.get(header.get("id"))  # type: ignore[arg-type]
-                if fut is not None and not fut.done():
-                    fut.set_result((header, frames[1] if len(frames) > 1 else None))
-        except (asyncio.CancelledError, zmq.ZMQError):
-            return
+                call = plan.send(await self._transport.run(call))
+        except StopIteration as done:
+            return done.value
 
-    async def _answer_env_call(self, call: Dict[str, Any]) -> None:
-        await self.sock.send_multipart([env_return(self.python_envs.handle, call)])
-
-    async def _watch(self) -> None:
-        """Disconnects, a dead local server and silence beyond the liveness timeout fail all waiters."""
-        poll_s = 0.05
-        try:
-            while True:
-                try:
-                    msg = await asyncio.wait_for(self._monitor.recv_multipart(), poll_s)
-                    if parse_monitor_message(msg)["event"] == zmq.EVENT_DISCONNECTED and self._futures:
-                        self._fail_all(f"the server at {self.endpoint} closed the connection while requests were in flight")
-                except asyncio.TimeoutError:
-                    pass
-                if self.local_server is not None and not self.local_server.alive():
-                    self._fail_all(f"the local gem-ts server exited with code {self.local_server.proc.returncode}\n{self.local_server.stderr_tail()}")
-                hb = getattr(self, "heartbeat_s", 1.0)
-                now = time.monotonic()
-                if now - self._last_tx > hb:
-                    rid = next(self._ids)  # a ping nobody waits for: its reply is dropped
-                    await self.sock.send_multipart([protocol.pack({"v": protocol.PROTOCOL_VERSION, "id": rid, "op": "ping"})])
-                    self._last_tx = now
-                if self._futures and now - self._last_rx > self.liveness_timeout and now - self._last_tx < self.liveness_timeout:
-                    oldest = now - self._last_rx
-                    self._fail_all(f"no message from the server at {self.endpoint} for {oldest:.1f} s (liveness timeout)")
-        except (asyncio.CancelledError, zmq.ZMQError):
-            return
-
-    def _fail_all(self, why: str) -> None:
-        self._lost = why
-        for fut in list(self._futures.values()):
-            if not fut.done():
-                fut.set_exception(ServerUnavailableError("SERVER_UNAVAILABLE", why))
-
-    # ── ops ───────────────────────────────────────────────────────────────────────────────────────
+    # ── ops (the same calls as the synchronous Client's) ──────────────────────────────────────────
 
     async def ping(self) -> float:
-        return (await self.request({"op": "ping"}))[0]["time_ms"]
+        return await self.run(calls.ping())
 
     async def list_envs(self, filter: Optional[str] = None, verbose: bool = False) -> List[Any]:
-        header: Dict[str, Any] = {"op": "list_envs", "verbose": verbose}
-        if filter:
-            header["filter"] = filter
-        return (await self.request(header))[0]["envs"]
+        return await self.run(calls.list_envs(filter, verbose))
 
-    async def make_handle(self, env_ids: Ids, **fields: Any) -> Dict[str, Any]:
-        header: Dict[str, Any] = {"op": "make", "env_ids": env_ids if isinstance(env_ids, str) else list(env_ids)}
-        header.update({k: v for k, v in fields.items() if v is not None and v is not False})
-        return (await self.request(header))[0]
+    async def spec(self, env_id: Optional[str] = None, handle: Optional[int] = None) -> Dict[str, Any]:
+        return await self.run(calls.spec(env_id, handle))
 
     async def make_vec(
         self,
@@ -199,79 +123,41 @@ class AsyncClient:
         **kwargs: Any,
     ) -> "AsyncVectorEnv":
         """``gem_ts.make_vec``'s signature, awaited."""
-        names, wrapper_options = resolve_wrappers(wrappers)
-        info = await self.make_handle(
-            env_ids,
-            num_envs=num_envs if isinstance(env_ids, str) else None,
-            options=await self._push_inline_dataset(kwargs) or None,
-            vec_options=[await self._push_inline_dataset(dict(v or {})) for v in vec_kwargs] if vec_kwargs is not None else None,
-            wrappers=names or None,
-            wrapper_options=wrapper_options or None,
-            autoreset_mode=autoreset_mode,
-            seed=seed,
-            async_mode=async_mode,
-        )
-        return AsyncVectorEnv(self, info)
+        plan = calls.make_vec(self.session, env_ids, wrappers, vec_kwargs, async_mode, seed, num_envs, autoreset_mode, kwargs)
+        return AsyncVectorEnv(self, await self.drive(plan))
 
     async def make(self, env_id: str, **kwargs: Any) -> "AsyncSubEnv":
         """One env (a handle of one, autoreset disabled), like ``gem_ts.make``."""
-        options = await self._push_inline_dataset(kwargs)
-        info = await self.make_handle(env_id, num_envs=1, options=options or None, autoreset_mode="disabled")
+        info = await self.drive(calls.make_one(self.session, env_id, kwargs))
         return AsyncVectorEnv(self, info).env(0, owns_handle=True)
 
-    async def reset(self, handle: int, *, seed: Any = None, options: Any = None, indices: Optional[Sequence[int]] = None) -> protocol.Rows:
-        header: Dict[str, Any] = {"op": "reset", "handle": handle}
-        if seed is not None:
-            header["seed"] = seed if isinstance(seed, int) else [int(s) for s in seed]
-        if options is not None:
-            header["options"] = options
-        if indices is not None:
-            header["indices"] = [int(i) for i in indices]
-        return protocol.decode_rows(*(await self.request(header)))
+    async def reset(self, handle: int, *, seed: Seed = None, options: Any = None, indices: Optional[Sequence[int]] = None) -> protocol.Rows:
+        return await self.run(calls.reset(handle, seed=seed, options=options, indices=indices))
 
     async def step(self, handle: int, indices: Sequence[int], actions: Sequence[str]) -> protocol.Rows:
-        if len(actions) <= self.inline_max_rows:
-            header = {"op": "step", "handle": handle, "rows": {"env_index": [int(i) for i in indices], "action": list(actions)}}
-            return protocol.decode_rows(*(await self.request(header)))
-        body = protocol.encode_step_arrow(indices, actions)
-        return protocol.decode_rows(*(await self.request({"op": "step", "handle": handle}, body)))
+        return await self.run(calls.step(handle, indices, actions, self.session.inline_max_rows))
 
     async def sample(self, handle: int, indices: Optional[Sequence[int]] = None) -> List[str]:
-        header: Dict[str, Any] = {"op": "sample", "handle": handle}
-        if indices is not None:
-            header["indices"] = [int(i) for i in indices]
-        return list((await self.request(header))[0]["action"])
+        return await self.run(calls.sample(handle, indices))
 
     async def close_handle(self, handle: int) -> None:
-        await self.request({"op": "close", "handle": handle})
+        if self.session.closed or self.session.is_stale(handle):
+            return  # nothing left to close: the envs went with the server (or the client)
+        try:
+            await self.run(calls.close(handle))
+        except UnknownHandleError:
+            if not self.session.is_stale(handle):
+                raise
 
     async def stats(self) -> Dict[str, Any]:
-        h, _ = await self.request({"op": "stats"})
-        return {"server": h["server"], "client": h["client"]}
-
-    async def _push_inline_dataset(self, options: Optional[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
-        from .datasets import inline_dataset
-
-        pushed = inline_dataset(options)
-        if pushed is None:
-            return options
-        await self.request({"op": "register_dataset", "name": pushed[0]}, pushed[1])
-        return {**options, "dataset": pushed[0]}
+        return await self.run(calls.stats())
 
     async def register_dataset(self, name: str, data: Any) -> Dict[str, Any]:
-        from .datasets import to_arrow_table
-
-        h, _ = await self.request({"op": "register_dataset", "name": name}, protocol.write_stream(to_arrow_table(data)))
-        return {"name": h["name"], "rows": h["rows"], "columns": h["columns"]}
+        return await self.run(calls.register_table(name, data))
 
     async def register(self, env_id: str, entry_point: Any, *, description: Optional[str] = None, **kwargs: Any) -> None:
-        from .python_envs import PythonEnvSpec
-
         self.python_envs.add(PythonEnvSpec(env_id, entry_point, dict(kwargs)))
-        header: Dict[str, Any] = {"op": "register_env", "env_id": env_id}
-        if description:
-            header["description"] = description
-        await self.request(header)
+        await self.run(calls.register_env(env_id, description))
 
     # ── coalescing ────────────────────────────────────────────────────────────────────────────────
 
@@ -279,37 +165,31 @@ class AsyncClient:
         """Steps one sub-env; calls made in the same event-loop tick travel as one batch."""
         return self._coalescer(handle).add("step", index, action)
 
-    def reset_one(self, handle: int, index: int, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None) -> "asyncio.Future[Tuple[str, Dict[str, Any]]]":
+    def reset_one(
+        self, handle: int, index: int, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None
+    ) -> "asyncio.Future[ResetOne]":
         return self._coalescer(handle).add("reset", index, (seed, options))
 
     def _coalescer(self, handle: int) -> "_Coalescer":
-        c = self._batches.get(handle)
+        # Keyed by boot too: a restarted server hands out the same ids again.
+        key = (int(handle), getattr(handle, "boot_id", None))
+        c = self._batches.get(key)
         if c is None:
-            c = self._batches[handle] = _Coalescer(self, handle)
+            c = self._batches[key] = _Coalescer(self, handle)
         return c
 
     # ── lifecycle ─────────────────────────────────────────────────────────────────────────────────
 
     async def close(self, goodbye: bool = True) -> None:
-        if self._closed:
+        if self.session.closed:
             return
-        if goodbye and not self._lost:
+        if goodbye:
             try:
-                await self.request({"op": "close"}, timeout=2.0)
+                await self.run(calls.close(timeout=2.0))
             except GemError:
                 pass
-        self._closed = True
-        for t in self._tasks:
-            t.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
-        self._fail_all("the client was closed")
-        try:
-            self.sock.disable_monitor()
-        except zmq.ZMQError:
-            pass
-        self._monitor.close(0)
-        self.sock.close(0)
-        self._ctx.term()
+        self.session.closed = True
+        await self._transport.close()
         if self.local_server is not None:
             self.local_server.stop()
 
@@ -320,18 +200,31 @@ class AsyncClient:
         await self.close()
 
 
+_Item = Tuple[int, Any, "asyncio.Future[Any]"]
+
+
 class _Coalescer:
-    """Collects single-env resets/steps of one handle and flushes them once per loop tick."""
+    """Collects single-env resets/steps of one handle and sends them once per loop tick."""
 
     def __init__(self, client: AsyncClient, handle: int):
         self.client = client
         self.handle = handle
-        self.pending: List[Tuple[str, int, Any, asyncio.Future]] = []
+        self.pending: List[Tuple[str, int, Any, "asyncio.Future[Any]"]] = []
         self.scheduled = False
 
-    def add(self, kind: str, index: int, payload: Any) -> asyncio.Future:
+    def add(self, kind: str, index: int, payload: Any) -> "asyncio.Future[Any]":
         loop = asyncio.get_running_loop()
-        fut = loop.create_future()
+        fut: "asyncio.Future[Any]" = loop.create_future()
+        try:
+            if kind == "step":
+                payload = calls.action_arg(payload, index)
+            else:
+                payload = (calls.seed_arg(payload[0]), payload[1])
+                if isinstance(payload[0], list):
+                    raise TypeError(f"reset: one env takes one seed, not {len(payload[0])}")
+        except (TypeError, ValueError) as e:
+            fut.set_exception(e)  # only this coroutine's call was wrong
+            return fut
         self.pending.append((kind, int(index), payload, fut))
         if not self.scheduled:
             self.scheduled = True
@@ -341,47 +234,62 @@ class _Coalescer:
     def _flush(self) -> None:
         self.scheduled = False
         items, self.pending = self.pending, []
-        # One batch per kind; an env asked twice in one tick goes into a later batch (the server
-        # runs batches that share an env in the order sent).
-        batches: List[Tuple[str, List[Tuple[str, int, Any, asyncio.Future]]]] = []
-        for item in items:
-            for kind, batch in batches:
-                if kind == item[0] and all(b[1] != item[1] for b in batch):
-                    batch.append(item)
+        # One batch per kind (and, for resets, seeded or not); an env asked twice in one tick goes into
+        # a later batch (the server runs batches that share an env in the order sent).
+        batches: List[Tuple[Tuple[str, bool], List[_Item]]] = []
+        for kind, index, payload, fut in items:
+            key = (kind, kind == "reset" and payload[0] is not None)
+            for k, batch in batches:
+                if k == key and all(b[0] != index for b in batch):
+                    batch.append((index, payload, fut))
                     break
             else:
-                batches.append((item[0], [item]))
-        for kind, batch in batches:
+                batches.append((key, [(index, payload, fut)]))
+        for (kind, _), batch in batches:
             asyncio.ensure_future(self._send(kind, batch))
 
-    async def _send(self, kind: str, batch: List[Tuple[str, int, Any, asyncio.Future]]) -> None:
-        indices = [b[1] for b in batch]
-        try:
-            if kind == "step":
-                rows = await self.client.step(self.handle, indices, [b[2] for b in batch])
-            else:
-                seeds = [b[2][0] for b in batch]
-                options = [b[2][1] or {} for b in batch]
-                seed = None if all(s is None for s in seeds) else seeds
-                if seed is not None and any(s is None for s in seed):
-                    raise ValueError("in one tick, either every coalesced reset gives a seed or none does")
-                rows = await self.client.reset(
-                    self.handle, seed=seed, options=options if any(options) else None, indices=indices
-                )
-        except BaseException as e:
-            for b in batch:
-                if not b[3].done():
-                    b[3].set_exception(e)
-            return
-        for k, b in enumerate(batch):
-            if b[3].done():
+    def _call(self, kind: str, batch: List[_Item]) -> Call[Any]:
+        indices = [b[0] for b in batch]
+        if kind == "step":
+            return calls.step(self.handle, indices, [b[1] for b in batch], self.client.session.inline_max_rows, calls.step_each)
+        seeds = [b[1][0] for b in batch]
+        options = [b[1][1] or {} for b in batch]
+        return calls.reset(
+            self.handle,
+            seed=None if seeds[0] is None else seeds,
+            options=options if any(options) else None,
+            indices=indices,
+            decode=calls.reset_each,
+        )
+
+    async def _send(self, kind: str, batch: List[_Item]) -> None:
+        while batch:
+            try:
+                results = await self.client.run(self._call(kind, batch))
+            except GemError as e:
+                # A problem of one env (a bad action, a needed reset) fails that env's coroutine; the
+                # server checked the whole batch before running any of it, so the rest go again.
+                index = e.data.get("index") if isinstance(e.data, dict) else None
+                culprit = [b for b in batch if b[0] == index] if len(batch) > 1 else []
+                if not culprit:
+                    _fail(batch, e)
+                    return
+                _fail(culprit, e)
+                batch = [b for b in batch if b[0] != index]
                 continue
-            if kind == "step":
-                b[3].set_result(
-                    (rows.observations[k], float(rows.rewards[k]), bool(rows.terminated[k]), bool(rows.truncated[k]), rows.infos[k])
-                )
-            else:
-                b[3].set_result((rows.observations[k], rows.infos[k]))
+            except BaseException as e:
+                _fail(batch, e)
+                return
+            for (_, _, fut), result in zip(batch, results):
+                if not fut.done():
+                    fut.set_result(result)
+            return
+
+
+def _fail(batch: List[_Item], err: BaseException) -> None:
+    for _, _, fut in batch:
+        if not fut.done():
+            fut.set_exception(err)
 
 
 class AsyncVectorEnv:
@@ -389,31 +297,20 @@ class AsyncVectorEnv:
 
     def __init__(self, client: AsyncClient, info: Dict[str, Any]):
         self.client = client
-        self.handle: int = info["handle"]
+        self.handle = info["handle"]
         self.num_envs: int = info["num_envs"]
         self.env_ids: List[str] = list(info["env_ids"])
         self.autoreset_mode: str = info["autoreset_mode"]
-        self._all = list(range(self.num_envs))
+        self._all = tuple(range(self.num_envs))
 
-    async def reset(self, seed: Union[None, int, Sequence[int]] = None, indices: Optional[Sequence[int]] = None, **kwargs: Any):
-        per_env = {int(m.group(1)): v for k, v in kwargs.items() if (m := _ENV_KWARGS.match(k))}
-        shared = {k: v for k, v in kwargs.items() if not _ENV_KWARGS.match(k)}
-        targets = list(indices) if indices is not None else self._all
-        options: Any = shared or None
-        if per_env:
-            options = [{**shared, **(per_env.get(i) or {})} for i in targets]
-        rows = await self.client.reset(self.handle, seed=seed, options=options, indices=indices)
+    async def reset(self, seed: Seed = None, indices: Optional[Sequence[int]] = None, **kwargs: Any) -> Tuple[List[str], List[Dict[str, Any]]]:
+        options = calls.split_reset_kwargs(kwargs, list(indices) if indices is not None else self._all)
+        rows = await self.client.run(calls.reset(self.handle, seed=seed, options=options, indices=indices))
         return rows.observations, rows.infos
 
     async def step(self, actions: Union[Sequence[str], Mapping[int, str]]) -> StepReturn:
-        if isinstance(actions, Mapping):
-            indices, acts = [int(i) for i in actions], list(actions.values())
-        else:
-            acts = list(actions)
-            if len(acts) != self.num_envs:
-                raise ValueError(f"step: got {len(acts)} actions for {self.num_envs} envs; pass a dict to step a subset")
-            indices = self._all
-        rows = await self.client.step(self.handle, indices, acts)
+        indices, acts = calls.actions_arg(actions, self.num_envs, self._all)
+        rows = await self.client.run(calls.step(self.handle, indices, acts, self.client.session.inline_max_rows))
         return rows.observations, rows.rewards, rows.terminated, rows.truncated, rows.infos
 
     def env(self, index: int, owns_handle: bool = False) -> "AsyncSubEnv":
@@ -432,7 +329,7 @@ class AsyncSubEnv:
         self.client, self.handle, self.index, self.env_id = client, handle, index, env_id
         self._owns_handle = owns_handle
 
-    async def reset(self, seed: Optional[int] = None, **kwargs: Any) -> Tuple[str, Dict[str, Any]]:
+    async def reset(self, seed: Optional[int] = None, **kwargs: Any) -> ResetOne:
         return await self.client.reset_one(self.handle, self.index, seed, kwargs or None)
 
     async def step(self, action: str) -> StepOne:

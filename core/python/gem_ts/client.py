@@ -1,56 +1,65 @@
-"""The gem-ts client: one connection to a server, and the ops of protocol v1 as methods.
+"""The gem-ts client for synchronous code: one connection to a server, and the ops of protocol v1.
 
 ``Client()`` connects to ``endpoint``, else ``GEM_TS_ENDPOINT``, else starts a local server (the Node
 CLI) that it stops on ``close()`` or at exit. ``default_client()`` is the one ``gem_ts.make`` and
-friends use; it is created on first use and again in a forked child.
+friends use; it is created on first use and again in a forked child. The protocol itself is
+``session.Session``'s and every op is a ``calls`` function; this class runs them over a blocking
+socket, as ``aio.AsyncClient`` runs the same ones over asyncio.
 """
 
 from __future__ import annotations
 
 import os
 import threading
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence, TypeVar, Union
 
-from . import protocol
-from .connection import Connection
+from . import calls, protocol
+from .calls import Plan, Seed
+from .errors import UnknownHandleError
 from .local_server import LocalServer
-from .python_envs import PythonEnvHost
+from .python_envs import PythonEnvHost, PythonEnvSpec
+from .session import Call, Session, SessionView
+from .transport import BlockingTransport
 
+T = TypeVar("T")
 Ids = Union[str, Sequence[str]]
 
 
-class Client:
+class Client(SessionView):
     def __init__(
         self,
         endpoint: Optional[str] = None,
         *,
         timeout: Optional[float] = None,
         liveness_timeout: Optional[float] = None,
+        token: Optional[str] = None,
         server_args: Sequence[str] = (),
+        heartbeat: bool = True,
     ):
         endpoint = endpoint or os.environ.get("GEM_TS_ENDPOINT") or None
         self.local_server: Optional[LocalServer] = None
         if endpoint is None:
             self.local_server = LocalServer(server_args)
             endpoint = self.local_server.endpoint
+        self.endpoint = endpoint
         self.python_envs = PythonEnvHost()
-        kwargs: Dict[str, Any] = {}
-        if liveness_timeout is not None:
-            kwargs["liveness_timeout"] = liveness_timeout
+        self.session = Session(
+            endpoint,
+            timeout=timeout,
+            liveness_timeout=liveness_timeout,
+            token=token,
+            local_problem=self._local_server_problem if self.local_server else None,
+            env_call_handler=self.python_envs.handle,
+        )
+        self._transport = BlockingTransport(self.session, heartbeat=heartbeat)
         try:
-            self.conn = Connection(
-                endpoint,
-                timeout=timeout,
-                is_alive=self._local_server_problem if self.local_server else None,
-                env_call_handler=self.python_envs.handle,
-                **kwargs,
-            )
+            self._transport.start()
         except BaseException:
+            self.session.closed = True
+            self._transport.close()
             if self.local_server:
                 self.local_server.stop()
             raise
-        self.endpoint = endpoint
-        self.inline_max_rows = int(self.conn.limits.get("inline_max_rows", 64))
 
     def _local_server_problem(self) -> Optional[str]:
         srv = self.local_server
@@ -58,121 +67,87 @@ class Client:
             return None
         return f"the local gem-ts server exited with code {srv.proc.returncode}\n{srv.stderr_tail()}"
 
+    # ── running calls ─────────────────────────────────────────────────────────────────────────────
+
+    def run(self, call: Call[T]) -> T:
+        """Sends one request and returns its decoded reply (or raises its error)."""
+        return self._transport.run(call)
+
+    def drive(self, plan: Plan) -> Any:
+        """Runs a plan of several requests (see ``calls``) to its result."""
+        try:
+            call = next(plan)
+            while True:
+                call = plan.send(self._transport.run(call))
+        except StopIteration as done:
+            return done.value
+
     # ── ops ───────────────────────────────────────────────────────────────────────────────────────
 
-    @property
-    def limits(self) -> Dict[str, Any]:
-        return self.conn.limits
-
-    @property
-    def server_info(self) -> Dict[str, Any]:
-        return self.conn.server_info
-
     def ping(self) -> float:
-        return self.conn.request({"op": "ping"})[0]["time_ms"]
+        return self.run(calls.ping())
 
     def list_envs(self, filter: Optional[str] = None, verbose: bool = False) -> List[Any]:
-        header: Dict[str, Any] = {"op": "list_envs", "verbose": verbose}
-        if filter:
-            header["filter"] = filter
-        return self.conn.request(header)[0]["envs"]
+        return self.run(calls.list_envs(filter, verbose))
 
     def spec(self, env_id: Optional[str] = None, handle: Optional[int] = None) -> Dict[str, Any]:
-        header: Dict[str, Any] = {"op": "spec"}
-        if env_id is not None:
-            header["env_id"] = env_id
-        if handle is not None:
-            header["handle"] = handle
-        return self.conn.request(header)[0]
+        return self.run(calls.spec(env_id, handle))
 
-    def make(
-        self,
-        env_ids: Ids,
-        *,
-        num_envs: Optional[int] = None,
-        options: Optional[Dict[str, Any]] = None,
-        vec_options: Optional[List[Dict[str, Any]]] = None,
-        wrappers: Optional[Sequence[str]] = None,
-        wrapper_options: Optional[Dict[str, Any]] = None,
-        autoreset_mode: Optional[str] = None,
-        seed: Optional[int] = None,
-        async_mode: bool = False,
-    ) -> Dict[str, Any]:
-        header: Dict[str, Any] = {"op": "make", "env_ids": env_ids if isinstance(env_ids, str) else list(env_ids)}
-        for key, value in (
-            ("num_envs", num_envs),
-            ("options", options),
-            ("vec_options", vec_options),
-            ("wrappers", list(wrappers) if wrappers else None),
-            ("wrapper_options", wrapper_options),
-            ("autoreset_mode", autoreset_mode),
-            ("seed", seed),
-        ):
-            if value is not None:
-                header[key] = value
-        if async_mode:
-            header["async_mode"] = True
-        return self.conn.request(header)[0]
+    def make(self, env_ids: Ids, **fields: Any) -> Dict[str, Any]:
+        """The raw make op (``num_envs``, ``options``, ``wrappers``, …); ``gem_ts.make_vec`` wraps it."""
+        return self.run(calls.make(self.session, env_ids, **fields))
 
     def reset(
         self,
         handle: int,
         *,
-        seed: Union[None, int, Sequence[int]] = None,
+        seed: Seed = None,
         options: Union[None, Dict[str, Any], Sequence[Dict[str, Any]]] = None,
         indices: Optional[Sequence[int]] = None,
     ) -> protocol.Rows:
-        header: Dict[str, Any] = {"op": "reset", "handle": handle}
-        if seed is not None:
-            header["seed"] = seed if isinstance(seed, int) else [int(s) for s in seed]
-        if options is not None:
-            header["options"] = options if isinstance(options, dict) else list(options)
-        if indices is not None:
-            header["indices"] = [int(i) for i in indices]
-        return protocol.decode_rows(*self.conn.request(header))
-
-    def step_header(self, handle: int, indices: Sequence[int], actions: Sequence[str]):
-        """The request for a step: inline for a few rows, else an Arrow body."""
-        if len(actions) <= self.inline_max_rows:
-            idx = indices if isinstance(indices, list) else [int(i) for i in indices]
-            return {"op": "step", "handle": handle, "rows": {"env_index": idx, "action": list(actions)}}, None
-        return {"op": "step", "handle": handle}, protocol.encode_step_arrow(indices, actions)
+        return self.run(calls.reset(handle, seed=seed, options=options, indices=indices))
 
     def step(self, handle: int, indices: Sequence[int], actions: Sequence[str]) -> protocol.Rows:
-        header, body = self.step_header(handle, indices, actions)
-        return protocol.decode_rows(*self.conn.request(header, body))
+        return self.run(calls.step(handle, indices, actions, self.session.inline_max_rows))
 
     def sample(self, handle: int, indices: Optional[Sequence[int]] = None) -> List[str]:
-        header: Dict[str, Any] = {"op": "sample", "handle": handle}
-        if indices is not None:
-            header["indices"] = [int(i) for i in indices]
-        return list(self.conn.request(header)[0]["action"])
+        return self.run(calls.sample(handle, indices))
 
     def close_handle(self, handle: int) -> None:
-        if not self.conn.closed:
-            self.conn.request({"op": "close", "handle": handle})
+        if self.session.closed or self.session.is_stale(handle):
+            return  # nothing left to close: the envs went with the server (or the client)
+        try:
+            self.run(calls.close(handle))
+        except UnknownHandleError:
+            if not self.session.is_stale(handle):
+                raise
 
     def register_dataset(self, name: str, arrow_stream: bytes) -> Dict[str, Any]:
-        return self.conn.request({"op": "register_dataset", "name": name}, arrow_stream)[0]
+        return self.run(calls.register_dataset(name, arrow_stream))
 
     def register_env(self, env_id: str, description: Optional[str] = None, defaults: Optional[Dict[str, Any]] = None) -> None:
-        header: Dict[str, Any] = {"op": "register_env", "env_id": env_id}
-        if description:
-            header["description"] = description
-        if defaults:
-            header["defaults"] = defaults
-        self.conn.request(header)
+        self.run(calls.register_env(env_id, description, defaults))
+
+    def register(self, env_id: str, entry_point: Any, *, description: Optional[str] = None, **kwargs: Any) -> None:
+        """An env defined in Python, served from this process (see ``gem_ts.register``)."""
+        self.python_envs.add(PythonEnvSpec(env_id, entry_point, dict(kwargs)))
+        self.run(calls.register_env(env_id, description))
 
     def stats(self) -> Dict[str, Any]:
-        header, _ = self.conn.request({"op": "stats"})
-        return {"server": header["server"], "client": header["client"]}
+        return self.run(calls.stats())
 
     # ── lifecycle ─────────────────────────────────────────────────────────────────────────────────
 
     def close(self) -> None:
         """Frees this client's envs, closes the connection and stops a server it started."""
         try:
-            self.conn.close()
+            if not self.session.closed and os.getpid() == self.session.pid:
+                try:
+                    self.run(calls.close(timeout=2.0))
+                except Exception:
+                    pass  # best effort: the server frees an idle client's envs anyway
+            self.session.closed = True
+            self._transport.close()
         finally:
             if self.local_server:
                 self.local_server.stop()
@@ -189,15 +164,19 @@ _default_pid: Optional[int] = None
 _default_lock = threading.Lock()
 
 
-def default_client() -> Client:
-    """The shared client (created on first use; a forked child gets its own)."""
+def default_client(token: Optional[str] = None) -> Client:
+    """The shared client (created on first use; a forked child gets its own). A ``token`` given here
+    is presented to the server from the next request on."""
     global _default, _default_pid
     with _default_lock:
         if _default is not None and _default_pid != os.getpid():
             # A forked child: connect to the parent's server (its sockets cannot cross the fork).
-            _default, _default_pid = Client(_default.endpoint), os.getpid()
-        elif _default is None or _default.conn.closed:
-            _default, _default_pid = Client(), os.getpid()
+            _default, _default_pid = Client(_default.endpoint, token=token or _default.session.token), os.getpid()
+        elif _default is None or _default.closed:
+            _default, _default_pid = Client(token=token), os.getpid()
+        elif token is not None and token != _default.session.token:
+            _default.session.token = token
+            _default.session.needs_hello = True
         return _default
 
 

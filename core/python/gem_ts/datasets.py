@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import hashlib
 import os
-from typing import Any, Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple
 
 import pyarrow as pa
 
-from .client import Client, default_client
 from .protocol import write_stream
+
+if TYPE_CHECKING:
+    from .client import Client
 
 
 def to_arrow_table(data: Any) -> pa.Table:
@@ -42,11 +44,13 @@ def to_arrow_table(data: Any) -> pa.Table:
     raise TypeError(f"cannot turn a {type(data).__name__} into an Arrow table")
 
 
-def register_dataset(name: str, data: Any, *, client: Optional[Client] = None) -> Dict[str, Any]:
+def register_dataset(name: str, data: Any, *, client: Optional["Client"] = None) -> Dict[str, Any]:
     """Sends ``data`` to the server under ``name``; returns ``{name, rows, columns}``."""
-    table = to_arrow_table(data)
-    reply = (client or default_client()).register_dataset(name, write_stream(table))
-    return {"name": reply["name"], "rows": reply["rows"], "columns": reply["columns"]}
+    from . import calls
+    from .client import default_client
+
+    result: Dict[str, Any] = (client or default_client()).run(calls.register_table(name, data))
+    return result
 
 
 def _is_plain(value: Any) -> bool:
@@ -64,12 +68,3 @@ def inline_dataset(options: Optional[Dict[str, Any]]) -> Optional[Tuple[str, byt
         return None
     stream = write_stream(to_arrow_table(options["dataset"]))
     return "inline/" + hashlib.sha1(stream).hexdigest()[:16], stream
-
-
-def push_dataset_options(options: Optional[Dict[str, Any]], client: Client) -> Optional[Dict[str, Any]]:
-    """Options with an inline dataset pushed to the server and replaced by its name."""
-    pushed = inline_dataset(options)
-    if pushed is None:
-        return options
-    client.register_dataset(*pushed)
-    return {**options, "dataset": pushed[0]}

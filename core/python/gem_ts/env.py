@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from . import calls
+from .calls import ResetOne, StepOne
 from .client import Client
 from .core import Env
-from .wrappers.wrapper_factory import WrapperFn, resolve_wrappers
+from .wrappers.wrapper_factory import WrapperFn
 
 
 class ServerEnv(Env):
@@ -20,44 +22,34 @@ class ServerEnv(Env):
         wrappers: Sequence[Any] = (),
     ):
         self.client = client
-        self.env_id = env_id
+        self.env_id = calls.env_id_arg(env_id)
         self.entry_point = "gem-ts server"
         self._options = dict(options or {})
         self._wrapper_list = list(wrappers)
-        names, wrapper_options = resolve_wrappers(self._wrapper_list)
-        info = client.make(
-            env_id,
-            num_envs=1,
-            options=self._options or None,
-            wrappers=names or None,
-            wrapper_options=wrapper_options or None,
-            autoreset_mode="disabled",
-        )
-        self.handle: int = info["handle"]
+        info = client.drive(calls.make_one(client.session, env_id, self._options, self._wrapper_list))
+        self.handle = info["handle"]
         self.wrappers: List[str] = info["wrappers"]
         self._repr: str = info["repr"][0]
         self._closed = False
+        self._step = [0]
 
     def reset(self, seed: Optional[int] = None, **kwargs: Any) -> Tuple[str, Dict[str, Any]]:
-        rows = self.client.reset(self.handle, seed=seed, options=kwargs or None)
-        return rows.observations[0], rows.infos[0]
+        result: ResetOne = self.client.run(calls.reset(self.handle, seed=seed, options=kwargs or None, decode=calls.reset_one))
+        return result
 
     def step(self, action: str) -> Tuple[str, float, bool, bool, Dict[str, Any]]:
-        rows = self.client.step(self.handle, [0], [action])
-        return (
-            rows.observations[0],
-            float(rows.rewards[0]),
-            bool(rows.terminated[0]),
-            bool(rows.truncated[0]),
-            rows.infos[0],
+        result: StepOne = self.client.run(
+            calls.step(self.handle, self._step, [calls.action_arg(action, 0)], 1, calls.step_one)
         )
+        return result
 
     def sample_random_action(self) -> str:
-        return self.client.sample(self.handle, [0])[0]
+        return self.client.run(calls.sample(self.handle, [0]))[0]
 
     @property
     def spec(self) -> Dict[str, Any]:
-        return self.client.spec(handle=self.handle)["specs"][0]
+        specs: List[Dict[str, Any]] = self.client.spec(handle=self.handle)["specs"]
+        return specs[0]
 
     def with_wrappers(self, wrappers: Sequence[WrapperFn]) -> "ServerEnv":
         """This env rebuilt with ``wrappers`` on top (what calling a WrapperFn on it does)."""

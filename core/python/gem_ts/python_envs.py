@@ -59,13 +59,13 @@ class PythonEnvHost:
         self.specs[spec.env_id] = spec
 
     def handle(self, call: Dict[str, Any]) -> Any:
-        env_id = call.get("env_id")
+        env_id = str(call.get("env_id"))
         key = (env_id, int(call.get("instance", -1)))
         args = call.get("args") or {}
         what = call.get("call")
         with self._lock:
             if what == "create":
-                spec = self.specs.get(env_id)  # type: ignore[arg-type]
+                spec = self.specs.get(env_id)
                 if spec is None:
                     raise GemError("UNKNOWN_ENV", f"env '{env_id}' is not registered in this Python process")
                 factory = spec.factory()

@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, Optional, Sequence, Union
 
+from . import calls
 from .client import Client, default_client
-from .datasets import push_dataset_options
 from .env import ServerEnv
-from .python_envs import EntryPoint, PythonEnvSpec
+from .python_envs import EntryPoint
 from .vector import AsyncVectorEnv, SyncVectorEnv, VectorEnv
-from .wrappers.wrapper_factory import resolve_wrappers
 
 
-def make(env_id: str, *, client: Optional[Client] = None, **kwargs: Any) -> ServerEnv:
+def _client(client: Optional[Client], token: Optional[str]) -> Client:
+    return client if client is not None else default_client(token)
+
+
+def make(env_id: str, *, client: Optional[Client] = None, token: Optional[str] = None, **kwargs: Any) -> ServerEnv:
     """One env by id; ``kwargs`` are the env's options (GEM's kwargs, e.g. ``max_turns=5``)."""
-    client = client or default_client()
-    return ServerEnv(client, env_id, push_dataset_options(kwargs, client) or {})
+    calls.env_id_arg(env_id)
+    return ServerEnv(_client(client, token), env_id, kwargs)
 
 
 def make_vec(
@@ -28,6 +31,7 @@ def make_vec(
     num_envs: Optional[int] = None,
     autoreset_mode: Optional[str] = None,
     client: Optional[Client] = None,
+    token: Optional[str] = None,
     **kwargs: Any,
 ) -> VectorEnv:
     """GEM's make_vec: one env per id in ``env_ids`` (heterogeneous allowed), env i seeded seed + i.
@@ -35,31 +39,9 @@ def make_vec(
     gem-ts extras: ``num_envs`` copies of a single id, ``autoreset_mode`` ('same_step', GEM's
     default; 'next_step'; 'disabled').
     """
-    client = client or default_client()
-    names, wrapper_options = resolve_wrappers(wrappers)
-    if isinstance(env_ids, str):
-        ids: Union[str, List[str]] = env_ids
-        count = num_envs if num_envs is not None else 1
-    else:
-        ids = list(env_ids)
-        count = None
-        if num_envs is not None and num_envs != len(ids):
-            raise ValueError(f"num_envs ({num_envs}) differs from the {len(ids)} env ids given")
-    n = count if count is not None else len(ids)
-    if vec_kwargs is not None and len(vec_kwargs) != n:
-        raise ValueError(f"vec_kwargs needs one dict per env ({n}), got {len(vec_kwargs)}")
-    info = client.make(
-        ids,
-        num_envs=count,
-        options=push_dataset_options(kwargs, client) or None,
-        vec_options=[push_dataset_options(dict(v or {}), client) for v in vec_kwargs] if vec_kwargs is not None else None,
-        wrappers=names or None,
-        wrapper_options=wrapper_options or None,
-        autoreset_mode=autoreset_mode,
-        seed=seed,
-        async_mode=async_mode,
-    )
-    return (AsyncVectorEnv if async_mode else SyncVectorEnv)(client, info)
+    c = _client(client, token)
+    plan = calls.make_vec(c.session, env_ids, wrappers, vec_kwargs, async_mode, seed, num_envs, autoreset_mode, kwargs)
+    return (AsyncVectorEnv if async_mode else SyncVectorEnv)(c, c.drive(plan))
 
 
 def register(
@@ -70,12 +52,10 @@ def register(
     The id then works everywhere a built-in id does (make, make_vec, wrappers, autoreset); its resets
     and steps run in this process, called back by the server.
     """
-    client = client or default_client()
-    client.python_envs.add(PythonEnvSpec(env_id, entry_point, dict(kwargs)))
     doc = description
     if doc is None and not isinstance(entry_point, str):
         doc = (getattr(entry_point, "__doc__", None) or "").strip().split("\n")[0] or None
-    client.register_env(env_id, description=doc)
+    (client or default_client()).register(env_id, entry_point, description=doc, **kwargs)
 
 
 def print_envs(filter: Optional[str] = None, *, client: Optional[Client] = None) -> None:

@@ -23,13 +23,14 @@ def test_agents_in_one_loop_share_batches(server) -> None:
         async with await aio.connect(server.endpoint) as c:
             pool = await c.make_vec(EASY, num_envs=32, autoreset_mode="disabled")
             steps_sent = []
-            real_step = c.step
+            real_run = c.run
 
-            async def counting_step(handle, indices, actions):
-                steps_sent.append(len(indices))
-                return await real_step(handle, indices, actions)
+            async def counting_run(call):
+                if call.op == "step":
+                    steps_sent.append(len(call.indices))
+                return await real_run(call)
 
-            c.step = counting_step  # type: ignore[method-assign]
+            c.run = counting_run  # type: ignore[method-assign]
 
             async def agent(i: int) -> float:
                 env = pool.env(i)

@@ -6,7 +6,6 @@ the documented error code from a live server."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any, Dict, List
 
 import msgpack

@@ -4,7 +4,7 @@
  * from `this.rng`; the base then gives them the async methods, seeding, spawn and close for free.
  */
 import { Rng } from './rng.ts';
-import { EnvClosedError, ResetNeededError } from './errors.ts';
+import { EnvClosedError, GemError, ResetNeededError } from './errors.ts';
 import type { Env, ResetOptions, ResetResult, SpawnOptions, StepResult } from './env.ts';
 import type { EnvSpec } from './spec.ts';
 
@@ -16,6 +16,8 @@ export abstract class BaseEnv<S, Obs = string, Act = string> implements Env<Obs,
   protected state!: S;
   protected needsReset = true;
   protected closed = false;
+  /** The reset options this env reads (GEM's reset kwargs); any other is INVALID_OPTIONS, like an unknown make option. */
+  protected readonly resetOptionKeys: readonly string[] = [];
 
   constructor(seed?: number) {
     this.rng = new Rng(seed);
@@ -36,6 +38,13 @@ export abstract class BaseEnv<S, Obs = string, Act = string> implements Env<Obs,
 
   resetSync(opts: ResetOptions = {}): ResetResult<Obs> {
     if (this.closed) throw new EnvClosedError('reset');
+    const unknown = Object.keys(opts.options ?? {}).filter((k) => !this.resetOptionKeys.includes(k));
+    if (unknown.length) {
+      const takes = this.resetOptionKeys.length ? `it takes ${this.resetOptionKeys.map((k) => `'${k}'`).join(', ')}` : 'it takes none';
+      throw new GemError('INVALID_OPTIONS', `Unknown reset option(s) ${unknown.map((k) => `'${k}'`).join(', ')} for '${this.spec?.id ?? this.constructor.name}'; ${takes}.`, {
+        options: unknown,
+      });
+    }
     if (opts.seed !== undefined) {
       this.rng.seed(opts.seed);
       this.actionRng.seed(this.rng.nextUint32());

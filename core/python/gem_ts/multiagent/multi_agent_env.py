@@ -68,7 +68,7 @@ class MultiAgentEnv(Env):
     def observe(self, agent: str) -> str:
         """What ``agent`` sees now."""
 
-    def reset(self, seed: Optional[int] = None, **kwargs: Any) -> Tuple[Dict[str, str], Dict[str, Any]]:  # type: ignore[override]
+    def reset(self, seed: Optional[int] = None, **kwargs: Any) -> Tuple[Dict[str, str], Dict[str, Any]]:
         # GEM 0.1.0 crashes on reset(seed=...) (it calls a helper it never defines); here the seed seeds
         # ``self.np_random``, the generator subclasses draw from.
         if seed is not None:

@@ -68,6 +68,7 @@ export function parseAction(text: string): ParsedAction {
 }
 
 export class WebshopEnv extends BaseEnv<State> {
+  protected override readonly resetOptionKeys = ['session'];
   readonly goals: Goal[];
   private readonly layout: SiteLayout;
 

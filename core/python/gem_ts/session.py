@@ -1,0 +1,375 @@
+"""The client's protocol state machine, without I/O: what both transports (blocking and asyncio) share.
+
+A transport moves frames and keeps time; everything else happens here, once:
+- framing requests (ids, the header codec) and matching replies to them;
+- the server's identity: ``hello`` on connect and again after any disconnect or silence, and the
+  ``boot_id`` it announces. Every handle carries the boot it was made under, and a handle of an
+  earlier boot raises ``UnknownHandleError`` before anything is sent, so it can never reach an env
+  that a restarted server gave the same id;
+- liveness: a disconnect during a request, a local server that exited, a connection lost for longer
+  than the reconnect grace, or ``liveness_timeout`` seconds without any message fail the requests in
+  flight with ``ServerUnavailableError``;
+- env state after such a failure: the envs a lost step or reset was for are marked unknown, and the
+  next step on them raises ``ResetNeededError`` until they are reset (the step may or may not have
+  happened on the server; guessing would give wrong data).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import time
+from typing import Any, Callable, Dict, Generic, List, Optional, Sequence, Set, Tuple, TypeVar, Union
+
+from . import protocol
+from ._contract import HelloReply
+from .errors import (
+    GemError,
+    RequestTimeoutError,
+    ResetNeededError,
+    ServerUnavailableError,
+    UnknownHandleError,
+    error_from_wire,
+)
+from .python_envs import env_return
+
+T = TypeVar("T")
+Header = Dict[str, Any]
+Frames = List[bytes]
+Decoder = Callable[[Header, Optional[bytes]], T]
+
+DEFAULT_LIVENESS_TIMEOUT = float(os.environ.get("GEM_TS_LIVENESS_TIMEOUT", "20"))
+#: A connection that dropped while nothing was in flight may come back (a restarted server) this long.
+RECONNECT_GRACE_S = 2.0
+#: The whole of a handle's envs (a lost request that named no indices).
+ALL = -1
+
+
+def _no_body(header: Header, body: Optional[bytes]) -> Header:
+    return header
+
+
+class Handle(int):
+    """A server handle id that remembers the server boot it belongs to (an ``int`` on the wire)."""
+
+    boot_id: str
+    num_envs: int
+
+    def __new__(cls, value: int, boot_id: str, num_envs: int) -> "Handle":
+        h = super().__new__(cls, value)
+        h.boot_id = boot_id
+        h.num_envs = num_envs
+        return h
+
+
+class Call(Generic[T]):
+    """One request: its header (``v`` and ``id`` first, as the server reads them), body, and how its
+    reply becomes a result. ``handle``/``indices`` say which envs it touches."""
+
+    __slots__ = ("header", "body", "decode", "handle", "indices", "timeout", "rid", "sent_at")
+
+    def __init__(
+        self,
+        op: str,
+        fields: Optional[Header] = None,
+        body: Optional[bytes] = None,
+        decode: Decoder[T] = _no_body,  # type: ignore[assignment]
+        *,
+        handle: Optional[int] = None,
+        indices: Optional[Sequence[int]] = None,
+        timeout: Optional[float] = None,
+    ):
+        header: Header = {"v": protocol.PROTOCOL_VERSION, "id": 0, "op": op}
+        if handle is not None:
+            header["handle"] = handle
+        if fields:
+            header.update(fields)
+        self.header = header
+        self.body = body
+        self.decode = decode
+        self.handle = handle
+        self.indices = indices
+        self.timeout = timeout
+        self.rid = 0
+        self.sent_at = 0.0
+
+    @property
+    def op(self) -> str:
+        return str(self.header["op"])
+
+
+class Session:
+    def __init__(
+        self,
+        endpoint: str,
+        *,
+        timeout: Optional[float] = None,
+        liveness_timeout: Optional[float] = None,
+        token: Optional[str] = None,
+        client_info: Optional[Dict[str, Any]] = None,
+        local_problem: Optional[Callable[[], Optional[str]]] = None,
+        env_call_handler: Optional[Callable[[Header], Any]] = None,
+    ):
+        self.endpoint = endpoint
+        raw = os.environ.get("GEM_TS_TIMEOUT")
+        self.timeout = timeout if timeout is not None else (float(raw) if raw else None)
+        self.liveness_timeout = DEFAULT_LIVENESS_TIMEOUT if liveness_timeout is None else float(liveness_timeout)
+        self.token = token if token is not None else (os.environ.get("GEM_TS_TOKEN") or None)
+        self.client_info = {"name": "gem_ts", "pid": os.getpid(), **(client_info or {})}
+        self.local_problem = local_problem
+        self.env_call_handler = env_call_handler
+        self.pid = os.getpid()
+        self._ids = itertools.count(1)
+        self.pending: Dict[int, Call[Any]] = {}
+        self._pings: Set[int] = set()
+        self.boot_id = ""
+        self.server_info: Dict[str, Any] = {}
+        self.limits: Dict[str, Any] = {}
+        self.heartbeat_s = 1.0
+        self.inline_max_rows = 64
+        self.needs_hello = True
+        self.closed = False
+        self.started_at = time.monotonic()
+        self.connected = False
+        self.lost_at: Optional[float] = None
+        self.last_rx = self.last_tx = self.started_at
+        #: handle id → env indices whose state is unknown (ALL: every env of the handle)
+        self.unknown_state: Dict[int, Set[int]] = {}
+
+    # ── identity ──────────────────────────────────────────────────────────────────────────────────
+
+    def hello_call(self) -> Call[HelloReply]:
+        fields: Header = {"client": self.client_info}
+        if self.token:
+            fields["token"] = self.token
+        timeout = self.liveness_timeout if self.timeout is None else min(self.timeout, self.liveness_timeout)
+        return Call("hello", fields, decode=self._on_hello, timeout=timeout)
+
+    def _on_hello(self, header: Header, body: Optional[bytes]) -> HelloReply:
+        boot = str(header.get("boot_id") or "")
+        if boot != self.boot_id:
+            self.unknown_state.clear()  # every handle of the old boot is stale anyway
+        self.boot_id = boot
+        self.server_info = header["server"]
+        self.limits = header["limits"]
+        self.heartbeat_s = max(0.05, self.limits.get("heartbeat_ms", 5000) / 1000.0)
+        self.inline_max_rows = int(self.limits.get("inline_max_rows", 64))
+        self.needs_hello = False
+        return header  # type: ignore[return-value]
+
+    def handle(self, value: int, num_envs: int) -> Handle:
+        return Handle(value, self.boot_id, num_envs)
+
+    def is_stale(self, handle: int) -> bool:
+        """A handle of a server process that is gone (its envs went with it)."""
+        boot = getattr(handle, "boot_id", None)
+        return boot is not None and not self.needs_hello and boot != self.boot_id
+
+    # ── before a request leaves ───────────────────────────────────────────────────────────────────
+
+    def admit(self, call: Call[Any]) -> None:
+        """Raises instead of sending a call that cannot be answered truthfully."""
+        if self.closed:
+            raise ServerUnavailableError("SERVER_UNAVAILABLE", "this gem_ts client is closed")
+        if os.getpid() != self.pid:
+            raise ServerUnavailableError(
+                "SERVER_UNAVAILABLE", "a gem_ts client cannot be used across fork(); connect again in the child process"
+            )
+        h = call.handle
+        if h is None:
+            return
+        boot = getattr(h, "boot_id", None)
+        if boot is not None and boot != self.boot_id:
+            raise UnknownHandleError(
+                "UNKNOWN_HANDLE",
+                f"{call.op}: handle {int(h)} was made on a server that has restarted; make the env again",
+                {"handle": int(h), "boot_id": boot, "server_boot_id": self.boot_id},
+            )
+        unknown = self.unknown_state.get(int(h))
+        if unknown and call.op in ("step", "sample"):
+            touched = range(getattr(h, "num_envs", 1)) if call.indices is None else call.indices
+            bad = [int(i) for i in touched if ALL in unknown or int(i) in unknown]
+            if bad:
+                raise ResetNeededError(
+                    "RESET_NEEDED",
+                    f"{call.op}: the state of env {bad[0]} is unknown (the server stopped answering during an "
+                    "earlier request on it, which may or may not have run); reset it first",
+                    {"index": bad[0], "handle": int(h)},
+                )
+
+    def frame(self, call: Call[Any], now: float) -> Frames:
+        rid = call.rid = next(self._ids)
+        call.header["id"] = rid
+        call.sent_at = now
+        self.pending[rid] = call
+        self.last_tx = now
+        packed = protocol.pack(call.header)
+        return [packed] if call.body is None else [packed, call.body]
+
+    def send_deadline(self) -> float:
+        """Until when a transport may wait for a connection before a request fails as unavailable."""
+        if self.lost_at is not None:
+            return self.lost_at + RECONNECT_GRACE_S
+        return self.started_at + self.liveness_timeout if not self.connected else float("inf")
+
+    def unsent(self, call: Call[Any]) -> ServerUnavailableError:
+        self.pending.pop(call.rid, None)
+        self.needs_hello = True
+        why = self.local_problem() if self.local_problem else None
+        return ServerUnavailableError(
+            "SERVER_UNAVAILABLE", f"{call.op}: {why or f'no gem-ts server is connected at {self.endpoint}'}"
+        )
+
+    # ── replies ───────────────────────────────────────────────────────────────────────────────────
+
+    def receive(self, frames: Frames, now: float) -> Union[None, Header, Tuple[Call[Any], Header, Optional[bytes]]]:
+        """What an incoming message is: a (call, header, body) reply, an env_call header, or None."""
+        self.last_rx = now
+        try:
+            header = protocol.unpack(frames[0])
+        except Exception:
+            return None  # the server never sends these; nothing to answer
+        if not isinstance(header, dict):
+            return None
+        rid = header.get("id")
+        call = self.pending.pop(rid, None) if isinstance(rid, int) else None
+        if call is not None:
+            return call, header, frames[1] if len(frames) > 1 else None
+        if header.get("op") == "env_call":
+            return header
+        if rid is None and not header.get("ok", True) and self.pending:
+            # The server could not read a request's id (never for well-formed requests): the error is
+            # the oldest request's.
+            oldest = min(self.pending.values(), key=lambda c: c.rid)
+            del self.pending[oldest.rid]
+            return oldest, header, None
+        if isinstance(rid, int):
+            self._pings.discard(rid)
+        return None  # a ping's reply, or a late reply to a request that already failed
+
+    def finish(self, call: Call[T], header: Header, body: Optional[bytes]) -> T:
+        if not header.get("ok", False):
+            raise error_from_wire(header.get("error") or {}, call.op)
+        if call.handle is not None and call.header["op"] == "reset" and self.unknown_state:
+            self._forget_unknown(int(call.handle), call.indices)
+        return call.decode(header, body)
+
+    def env_return(self, call: Header) -> bytes:
+        handler = self.env_call_handler
+
+        def serve(c: Header) -> Any:
+            if handler is None:
+                raise GemError("NOT_SUPPORTED", "this client serves no Python-defined envs")
+            return handler(c)
+
+        return env_return(serve, call)
+
+    # ── liveness ──────────────────────────────────────────────────────────────────────────────────
+
+    def on_connected(self, now: float) -> None:
+        self.connected = True
+        self.lost_at = None
+
+    def on_disconnected(self, now: float) -> None:
+        self.connected = False
+        self.lost_at = now
+        self.needs_hello = True  # whoever answers next may be another server process
+
+    def check(self, now: float) -> Optional[str]:
+        """Why the requests in flight will not be answered, or None while they still may be."""
+        if not self.pending:
+            return None
+        if self.local_problem is not None:
+            dead = self.local_problem()
+            if dead:
+                return dead
+        oldest = min(c.sent_at for c in self.pending.values())
+        if self.lost_at is not None and (self.lost_at >= oldest - 1e-3 or now - self.lost_at > RECONNECT_GRACE_S):
+            return f"the server at {self.endpoint} closed the connection and is not answering"
+        quiet = now - max(self.last_rx, oldest)
+        if quiet > self.liveness_timeout:
+            return f"no message from the server at {self.endpoint} for {quiet:.1f} s (liveness timeout)"
+        return None
+
+    def overdue(self, now: float) -> List[Call[Any]]:
+        """Calls past their own timeout (``timeout=`` / ``GEM_TS_TIMEOUT``)."""
+        out = []
+        for c in self.pending.values():
+            limit = c.timeout if c.timeout is not None else self.timeout
+            if limit is not None and now - c.sent_at >= limit:
+                out.append(c)
+        return out
+
+    def fail(self, why: str) -> Tuple[List[Call[Any]], ServerUnavailableError]:
+        """Ends every call in flight: the server is gone or frozen. Their envs' state becomes unknown."""
+        calls = list(self.pending.values())
+        self.pending.clear()
+        self.needs_hello = True
+        for c in calls:
+            self._mark_unknown(c)
+        return calls, ServerUnavailableError("SERVER_UNAVAILABLE", why)
+
+    def time_out(self, call: Call[Any]) -> RequestTimeoutError:
+        self.pending.pop(call.rid, None)
+        self._mark_unknown(call)
+        limit = call.timeout if call.timeout is not None else self.timeout
+        return RequestTimeoutError("TIMEOUT", f"{call.op}: no reply from {self.endpoint} within {limit:g} s")
+
+    def wants_ping(self, now: float) -> bool:
+        return now - self.last_tx >= self.heartbeat_s * 0.9
+
+    def ping_frames(self, now: float) -> Frames:
+        rid = next(self._ids)
+        self._pings.add(rid)
+        self.last_tx = now
+        return [protocol.pack({"v": protocol.PROTOCOL_VERSION, "id": rid, "op": "ping"})]
+
+    def _mark_unknown(self, call: Call[Any]) -> None:
+        h = call.handle
+        if h is None or call.header["op"] not in ("step", "reset"):
+            return
+        marks = self.unknown_state.setdefault(int(h), set())
+        if call.indices is not None:
+            marks.update(int(i) for i in call.indices)
+        elif isinstance(h, Handle):
+            marks.update(range(h.num_envs))
+        else:
+            marks.add(ALL)
+
+    def _forget_unknown(self, handle: int, indices: Optional[Sequence[int]]) -> None:
+        marks = self.unknown_state.get(handle)
+        if marks is None:
+            return
+        if indices is None:
+            del self.unknown_state[handle]
+            return
+        marks.difference_update(int(i) for i in indices)
+        if not marks:
+            del self.unknown_state[handle]
+
+
+class SessionView:
+    """What both clients tell about their session (the server's announcements, the connection)."""
+
+    session: Session
+
+    @property
+    def limits(self) -> Dict[str, Any]:
+        return self.session.limits
+
+    @property
+    def server_info(self) -> Dict[str, Any]:
+        return self.session.server_info
+
+    @property
+    def boot_id(self) -> str:
+        """The server process this client talks to (it changes when the server restarts)."""
+        return self.session.boot_id
+
+    @property
+    def inline_max_rows(self) -> int:
+        return self.session.inline_max_rows
+
+    @property
+    def closed(self) -> bool:
+        return self.session.closed

@@ -1,0 +1,327 @@
+"""The two transports of the client: a blocking ZeroMQ socket and an asyncio one.
+
+They only move frames and keep time; the protocol (framing, hello and boot identity, liveness,
+errors, env state) is ``session.Session``'s. Both sockets are DEALERs with ``IMMEDIATE`` set, so a
+request is never queued for a server that is not connected: one written while the server is down
+would otherwise be delivered to whichever process binds the endpoint next.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+import time
+import uuid
+from typing import Any, Dict, List, Optional, Tuple, TypeVar
+
+import zmq
+import zmq.asyncio
+from zmq.utils.monitor import parse_monitor_message
+
+from .session import Call, Frames, Header, Session
+
+T = TypeVar("T")
+Reply = Tuple[Header, Optional[bytes]]
+
+#: A waiting call looks at the connection and the clock this often while the server is silent.
+SLICE_S = 0.05
+_EVENTS = zmq.EVENT_CONNECTED | zmq.EVENT_DISCONNECTED
+
+
+def _dealer(ctx: Any, prefix: bytes) -> Any:
+    sock = ctx.socket(zmq.DEALER)
+    # Our own routing id survives reconnects, so the server keeps seeing one client.
+    sock.setsockopt(zmq.ROUTING_ID, prefix + uuid.uuid4().bytes)
+    sock.setsockopt(zmq.LINGER, 0)
+    sock.setsockopt(zmq.IMMEDIATE, 1)
+    return sock
+
+
+def _apply_event(session: Session, msg: List[bytes]) -> None:
+    event = parse_monitor_message(msg)["event"]
+    now = time.monotonic()
+    if event == zmq.EVENT_CONNECTED:
+        session.on_connected(now)
+    elif event == zmq.EVENT_DISCONNECTED:
+        session.on_disconnected(now)
+
+
+def _release(ctx: Any, sock: Any, monitor: Any) -> None:
+    try:
+        sock.disable_monitor()
+    except zmq.ZMQError:
+        pass
+    monitor.close(0)
+    sock.close(0)
+    ctx.term()
+
+
+class BlockingTransport:
+    """For synchronous callers. A daemon thread pings while the caller is idle and answers the server's
+    ``env_call`` messages then, so a trainer that generates for minutes keeps its envs."""
+
+    def __init__(self, session: Session, heartbeat: bool = True):
+        self.session = session
+        self._ctx: zmq.Context[Any] = zmq.Context()
+        self.sock = _dealer(self._ctx, b"py-")
+        self.sock.setsockopt(zmq.RCVTIMEO, int(SLICE_S * 1000))
+        self._monitor = self.sock.get_monitor_socket(_EVENTS)
+        self.sock.connect(session.endpoint)
+        self._lock = threading.RLock()
+        self._replies: Dict[int, Reply] = {}
+        self._stop = threading.Event()
+        self._heartbeat = heartbeat
+        self._released = False
+
+    def start(self) -> None:
+        """Says hello (raising if nobody answers) and starts the heartbeat thread."""
+        self.run(self.session.hello_call())
+        if self._heartbeat:
+            threading.Thread(target=self._heartbeat_loop, name="gem_ts-heartbeat", daemon=True).start()
+
+    def run(self, call: Call[T]) -> T:
+        s = self.session
+        with self._lock:
+            if int(self._monitor.getsockopt(zmq.EVENTS)) & zmq.POLLIN:
+                self._drain_monitor()
+            if s.needs_hello and call.header["op"] != "hello":
+                self._exchange(s.hello_call())
+            s.admit(call)
+            return self._exchange(call)
+
+    def _exchange(self, call: Call[T]) -> T:
+        s = self.session
+        frames = s.frame(call, time.monotonic())
+        self._send(call, frames)
+        while True:
+            got = self._replies.pop(call.rid, None)
+            if got is not None:
+                return s.finish(call, *got)
+            try:
+                incoming = self.sock.recv_multipart()
+            except zmq.Again:
+                incoming = None
+            if incoming is not None:
+                r = s.receive(incoming, time.monotonic())
+                if r is None:
+                    continue
+                if isinstance(r, dict):
+                    self._answer(r)
+                    continue
+                done, header, body = r
+                if done is call:
+                    return s.finish(call, header, body)
+                self._replies[done.rid] = (header, body)
+                continue
+            self._silence(call)
+
+    def _send(self, call: Call[Any], frames: Frames) -> None:
+        s = self.session
+        while True:
+            try:
+                self.sock.send_multipart(frames, zmq.NOBLOCK, copy=len(frames[-1]) < 65536)
+                return
+            except zmq.Again:
+                pass  # not connected (IMMEDIATE): wait for the server within the grace period
+            self._drain_monitor(SLICE_S)
+            dead = s.local_problem() if s.local_problem else None
+            if dead or time.monotonic() > s.send_deadline():
+                raise s.unsent(call)
+
+    def _silence(self, call: Call[Any]) -> None:
+        """A slice passed without a message: look at the connection, the server and the clock."""
+        s = self.session
+        self._drain_monitor()
+        now = time.monotonic()
+        why = s.check(now)
+        if why is not None:
+            _, err = s.fail(why)
+            raise err
+        for late in s.overdue(now):
+            timed_out = s.time_out(late)
+            if late is call:
+                raise timed_out
+        if s.wants_ping(now):
+            self._ping(now)
+
+    def _ping(self, now: float) -> None:
+        try:
+            self.sock.send_multipart(self.session.ping_frames(now), zmq.NOBLOCK)
+        except zmq.Again:
+            pass
+
+    def _answer(self, env_call: Header) -> None:
+        try:
+            self.sock.send_multipart([self.session.env_return(env_call)], zmq.NOBLOCK)
+        except zmq.Again:
+            return  # the server that asked is gone; its liveness check reports that
+        self.session.last_tx = time.monotonic()
+
+    def _drain_monitor(self, wait_s: float = 0.0) -> None:
+        if wait_s and not self._monitor.poll(int(wait_s * 1000)):
+            return
+        while True:
+            try:
+                msg = self._monitor.recv_multipart(zmq.NOBLOCK)
+            except zmq.Again:
+                return
+            _apply_event(self.session, msg)
+
+    def _heartbeat_loop(self) -> None:
+        s = self.session
+        pid = os.getpid()
+        while not self._stop.wait(s.heartbeat_s / 2):
+            if s.closed or os.getpid() != pid:
+                return
+            if not self._lock.acquire(blocking=False):
+                continue  # the caller is talking to the server right now
+            try:
+                self._drain_monitor()
+                now = time.monotonic()
+                if s.wants_ping(now) and s.connected:
+                    self._ping(now)
+                # Serve env_calls (and drop ping replies) while the caller is busy elsewhere.
+                while self.sock.poll(0):
+                    r = s.receive(self.sock.recv_multipart(), time.monotonic())
+                    if isinstance(r, dict):
+                        self._answer(r)
+                    elif r is not None:
+                        self._replies[r[0].rid] = (r[1], r[2])
+            except zmq.ZMQError:
+                return
+            finally:
+                self._lock.release()
+
+    def close(self) -> None:
+        self._stop.set()
+        with self._lock:
+            if self._released:
+                return
+            self._released = True
+            _release(self._ctx, self.sock, self._monitor)
+
+
+class AsyncTransport:
+    """For asyncio callers: many requests in flight, one reader task matching replies to them, one
+    watchdog task (pings, liveness, timeouts). After the server went away, the next request says hello
+    again, so a client recovers when the server is back."""
+
+    def __init__(self, session: Session):
+        self.session = session
+        self._ctx = zmq.asyncio.Context()
+        # zmq.asyncio's sockets return awaitables where the stubs name the blocking results.
+        self.sock: Any = _dealer(self._ctx, b"pa-")
+        self._monitor: Any = self.sock.get_monitor_socket(_EVENTS)
+        self.sock.connect(session.endpoint)
+        self._futures: Dict[int, "asyncio.Future[Reply]"] = {}
+        self._hello: Optional["asyncio.Future[None]"] = None
+        self._tasks: List["asyncio.Task[None]"] = []
+
+    async def start(self) -> None:
+        self._tasks = [asyncio.ensure_future(self._reader()), asyncio.ensure_future(self._watch())]
+        await self.run(self.session.hello_call())
+
+    async def run(self, call: Call[T]) -> T:
+        s = self.session
+        if s.needs_hello and call.header["op"] != "hello":
+            await self._say_hello()
+        s.admit(call)
+        fut: "asyncio.Future[Reply]" = asyncio.get_running_loop().create_future()
+        frames = s.frame(call, time.monotonic())
+        self._futures[call.rid] = fut
+        try:
+            await self._send(call, frames)
+            header, body = await fut
+        finally:
+            self._futures.pop(call.rid, None)
+        return s.finish(call, header, body)
+
+    async def _say_hello(self) -> None:
+        # One hello at a time: every coroutine that finds the session unsaid waits for the same one.
+        if self._hello is None:
+            self._hello = asyncio.ensure_future(self.run(self.session.hello_call()))  # type: ignore[arg-type]
+        hello = self._hello
+        try:
+            await asyncio.shield(hello)
+        finally:
+            if self._hello is hello and hello.done():
+                self._hello = None
+
+    async def _send(self, call: Call[Any], frames: Frames) -> None:
+        s = self.session
+        try:
+            await self.sock.send_multipart(frames, zmq.NOBLOCK, copy=len(frames[-1]) < 65536)
+            return
+        except zmq.Again:
+            pass  # not connected (IMMEDIATE): wait for the server within the grace period
+        while True:
+            wait = min(SLICE_S, s.send_deadline() - time.monotonic())
+            dead = s.local_problem() if s.local_problem else None
+            if dead or wait <= 0:
+                raise s.unsent(call)
+            try:
+                await asyncio.wait_for(self.sock.send_multipart(frames), wait)
+                return
+            except asyncio.TimeoutError:
+                pass
+
+    async def _reader(self) -> None:
+        s = self.session
+        try:
+            while True:
+                incoming = await self.sock.recv_multipart()
+                r = s.receive(incoming, time.monotonic())
+                if r is None:
+                    continue
+                if isinstance(r, dict):
+                    try:
+                        await self.sock.send_multipart([s.env_return(r)], zmq.NOBLOCK)
+                        s.last_tx = time.monotonic()
+                    except zmq.Again:
+                        pass  # the server that asked is gone
+                    continue
+                fut = self._futures.get(r[0].rid)
+                if fut is not None and not fut.done():
+                    fut.set_result((r[1], r[2]))
+        except (asyncio.CancelledError, zmq.ZMQError):
+            return
+
+    async def _watch(self) -> None:
+        s = self.session
+        try:
+            while True:
+                try:
+                    msg = await asyncio.wait_for(self._monitor.recv_multipart(), SLICE_S)
+                    _apply_event(s, msg)
+                except asyncio.TimeoutError:
+                    pass
+                now = time.monotonic()
+                why = s.check(now)
+                if why is not None:
+                    calls, err = s.fail(why)
+                    for c in calls:
+                        self._fail(c, err)
+                for late in s.overdue(now):
+                    self._fail(late, s.time_out(late))
+                if s.wants_ping(now) and s.connected:
+                    try:
+                        await self.sock.send_multipart(s.ping_frames(now), zmq.NOBLOCK)
+                    except zmq.Again:
+                        pass
+        except (asyncio.CancelledError, zmq.ZMQError):
+            return
+
+    def _fail(self, call: Call[Any], err: BaseException) -> None:
+        fut = self._futures.get(call.rid)
+        if fut is not None and not fut.done():
+            fut.set_exception(err)
+
+    async def close(self) -> None:
+        for t in self._tasks:
+            t.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        calls, err = self.session.fail("the client was closed")
+        for c in calls:
+            self._fail(c, err)
+        _release(self._ctx, self.sock, self._monitor)
