@@ -4,7 +4,7 @@
  * stream framing). Random actions on game:GuessTheNumber-v0-easy with same-step autoreset, as in
  * wire_throughput.py, so about a third of the rows carry `final_obs` / `final_info`.
  *
- * The step (EnvHandle.step, as the server runs it) is the peer: the ratio says what encoding costs next to the work it reports on, which a
+ * The step (EnvPool.stepInOrder, as the server runs a handle's step) is the peer: the ratio says what encoding costs next to the work it reports on, which a
  * busy machine slows about equally. Medians over the batches, wall clock and process CPU.
  *
  *   npx tsx core/bench/wireEncode.ts            (GEM_BENCH_BATCHES=600, GEM_BENCH_ENVS=1024)
@@ -13,7 +13,7 @@ import { cpus, loadavg } from 'node:os';
 import '../src/envs/index.ts';
 import { makeVec } from '../src/vector/makeVec.ts';
 import { encodeRows } from '../src/server/protocol/arrowCodec.ts';
-import { EnvHandle } from '../src/server/envHandle.ts';
+import type { EnvPool } from '../src/vector/envPool.ts';
 
 const ENVS = Number(process.env.GEM_BENCH_ENVS ?? 1024);
 const BATCHES = Number(process.env.GEM_BENCH_BATCHES ?? 600);
@@ -26,12 +26,10 @@ const cpuUs = () => {
   return c.user + c.system;
 };
 
-const vec = await makeVec('game:GuessTheNumber-v0-easy', { numEnvs: ENVS, seed: 0 });
-await vec.reset({ seed: 0 });
-// The server's own path: a handle checks and schedules the batch, the vector env steps it.
-const handle = new EnvHandle(1, vec, [], []);
+// The server's own path: a handle is an EnvPool, which checks, orders and steps the batch.
+const pool = makeVec('game:GuessTheNumber-v0-easy', { numEnvs: ENVS, seed: 0, mode: 'pool' }) as EnvPool;
+await pool.reset({ seed: 0 });
 const indices = Array.from({ length: ENVS }, (_, i) => i);
-const envIndex = Int32Array.from(indices);
 let draw = 12345;
 const action = () => POOL[(draw = (draw * 1103515245 + 12345) >>> 0) % 10];
 
@@ -42,7 +40,7 @@ for (let b = 0; b < WARMUP + BATCHES; b++) {
   const actions = indices.map(action);
   const t0 = performance.now();
   const c0 = cpuUs();
-  const rows = await handle.step({ envIndex, actions });
+  const rows = await pool.stepInOrder(actions, indices);
   const t1 = performance.now();
   const c1 = cpuUs();
   const body = encodeRows(rows);
@@ -55,11 +53,11 @@ for (let b = 0; b < WARMUP + BATCHES; b++) {
   cpu.encode.push(c2 - c1);
   bytes += body.byteLength;
 }
-await handle.close();
+await pool.close();
 
 const us = (x: number) => `${Math.round(x)} µs`;
 console.log(`${ENVS} envs, ${BATCHES} batches, ${cpus().length} CPUs, load ${loadavg()[0].toFixed(1)}; body ${Math.round(bytes / BATCHES / 1024)} KiB a batch`);
 console.log(`| stage | wall p50 | CPU p50 |\n|---|---:|---:|`);
-console.log(`| handle.step | ${us(median(wall.step))} | ${us(median(cpu.step))} |`);
+console.log(`| pool.stepInOrder | ${us(median(wall.step))} | ${us(median(cpu.step))} |`);
 console.log(`| encodeRows | ${us(median(wall.encode))} | ${us(median(cpu.encode))} |`);
 console.log(`encode / step: ${(median(wall.encode) / median(wall.step)).toFixed(2)} (wall), ${(median(cpu.encode) / median(cpu.step)).toFixed(2)} (CPU)`);

@@ -55,8 +55,15 @@ def test_a_format_error_ends_the_episode_with_minus_point_one(client) -> None:
 def test_make_kwargs_are_env_options(client) -> None:
     env = gem.make("game:GuessTheNumber-v0", max_turns=2, min_number=1, max_number=3)
     assert "2 turns" in env.reset(seed=0)[0]
-    assert env.spec["options"]["max_turns"] == 10  # the registered preset …
+    # env.spec is what the env was made with (resolved options), not the registered preset …
+    spec = env.spec
+    assert spec["id"] == "game:GuessTheNumber-v0"
+    assert {k: spec["options"][k] for k in ("max_turns", "min_number", "max_number")} == {"max_turns": 2, "min_number": 1, "max_number": 3}
     env.close()
+    # … so making it from its spec gives the same env.
+    again = gem.make(spec["id"], **spec["options"])
+    assert again.spec["options"] == spec["options"] and "2 turns" in again.reset(seed=0)[0]
+    again.close()
 
 
 def test_unknown_env_and_bad_options_raise_value_errors_with_codes(client) -> None:

@@ -1,4 +1,7 @@
-/** What the registry knows about an env id: enough to rebuild it and to document it. */
+/**
+ * What an env was made with: its id, the options after defaults and validation, and the wrapper stack
+ * around it. Enough to document it and to make the same env again (`makeFromSpec`).
+ */
 import type { z } from 'zod';
 import type { Env } from './env.ts';
 
@@ -14,6 +17,8 @@ export interface EnvSpec {
   cpuBound?: boolean;
   /** Wrapper names applied by makeVec or the server, innermost first. */
   wrappers?: string[];
+  /** The validated options of that wrapper stack (snake_case), so `makeFromSpec` builds it again. */
+  wrapperOptions?: Record<string, unknown>;
 }
 
 export interface EnvRegistration<O extends Record<string, unknown> = Record<string, unknown>> {

@@ -1,11 +1,11 @@
 /**
- * A handle: one vector env made by one client, with its requests ordered per env
- * (IndexScheduler). Indices are checked here so the vector layer only ever sees valid batches.
+ * A handle: one EnvPool made by one client, under the id the client names it by. The pool does the
+ * work — its in-order calls order concurrent requests per env, check indices once and slice huge
+ * batches — so a handle only adds what the wire reports about it.
  */
-import { GemError } from '../core/errors.ts';
-import type { AutoresetMode, VectorEnv, VectorResetOptions } from '../vector/types.ts';
-import type { RowsBatch, StepRequestRows } from './protocol/arrowCodec.ts';
-import { IndexScheduler } from './indexScheduler.ts';
+import type { EnvSpec } from '../core/spec.ts';
+import type { EnvPool } from '../vector/envPool.ts';
+import type { AutoresetMode } from '../vector/types.ts';
 
 export interface HandleInfo {
   handle: number;
@@ -18,114 +18,42 @@ export interface HandleInfo {
 }
 
 export class EnvHandle {
-  private readonly scheduler: IndexScheduler;
-  private closed = false;
+  readonly info: HandleInfo;
 
   constructor(
     readonly id: number,
-    readonly vec: VectorEnv,
-    readonly wrappers: string[],
-    readonly repr: string[],
+    readonly pool: EnvPool,
+    wrappers: string[],
   ) {
-    this.scheduler = new IndexScheduler(vec.numEnvs);
-  }
-
-  get numEnvs(): number {
-    return this.vec.numEnvs;
-  }
-
-  get pending(): number {
-    return this.scheduler.pending;
-  }
-
-  info(): HandleInfo {
-    return {
-      handle: this.id,
-      num_envs: this.vec.numEnvs,
-      env_ids: this.vec.envIds,
-      autoreset_mode: this.vec.autoresetMode,
-      wrappers: this.wrappers,
-      repr: this.repr,
+    this.info = {
+      handle: id,
+      num_envs: pool.numEnvs,
+      env_ids: pool.envIds,
+      autoreset_mode: pool.autoresetMode,
+      wrappers,
+      repr: Array.from({ length: pool.numEnvs }, (_, i) => pool.describe(i)),
     };
   }
 
-  /** Throws unless `indices` are distinct and within the handle. */
-  checkIndices(indices: ArrayLike<number>): void {
-    const n = this.vec.numEnvs;
-    const seen = new Uint8Array(n);
-    for (let k = 0; k < indices.length; k++) {
-      const i = indices[k];
-      if (!Number.isInteger(i) || i < 0 || i >= n) {
-        throw new GemError('INDEX_OUT_OF_RANGE', `Env index ${i} is out of range for handle ${this.id} with ${n} envs.`, {
-          index: i,
-          num_envs: n,
-        });
-      }
-      if (seen[i]) throw new GemError('INVALID_ACTION_BATCH', `Env index ${i} appears twice in one batch.`, { index: i });
-      seen[i] = 1;
+  get numEnvs(): number {
+    return this.pool.numEnvs;
+  }
+
+  /**
+   * The specs the sub-envs were made with (resolved options, wrapper stack), one per distinct spec:
+   * envs of one id and options share one spec object.
+   */
+  specs(): EnvSpec[] {
+    const seen = new Set<EnvSpec>();
+    for (let i = 0; i < this.pool.numEnvs; i++) {
+      const spec = this.pool.envAt(i).spec;
+      if (spec) seen.add(spec);
     }
-  }
-
-  reset(opts: VectorResetOptions): Promise<RowsBatch> {
-    if (opts.indices) this.checkIndices(opts.indices);
-    const indices = opts.indices ?? null;
-    return this.scheduler.run(indices, async () => {
-      this.assertOpen();
-      const r = await this.vec.reset(opts);
-      const n = r.indices.length;
-      return {
-        envIndex: r.indices,
-        observations: r.observations,
-        rewards: new Float64Array(n),
-        terminated: new Array<boolean>(n).fill(false),
-        truncated: new Array<boolean>(n).fill(false),
-        infos: r.infos,
-      };
-    });
-  }
-
-  step(rows: StepRequestRows): Promise<RowsBatch> {
-    this.checkIndices(rows.envIndex);
-    if (rows.actions.length === 0) {
-      throw new GemError('INVALID_ACTION_BATCH', 'A step needs at least one action.');
-    }
-    const indices = Array.from(rows.envIndex);
-    return this.scheduler.run(indices, async () => {
-      this.assertOpen();
-      const r = await this.vec.step(rows.actions, indices);
-      return {
-        envIndex: r.indices,
-        observations: r.observations,
-        rewards: r.rewards,
-        terminated: r.terminated,
-        truncated: r.truncated,
-        infos: r.infos,
-      };
-    });
-  }
-
-  /** One random action per env, drawn by the env itself (GEM's sample_random_action). */
-  sample(indices: number[] | undefined): Promise<{ indices: number[]; actions: string[] }> {
-    if (indices) this.checkIndices(indices);
-    const idx = indices ?? Array.from({ length: this.numEnvs }, (_, i) => i);
-    return this.scheduler.run(indices ?? null, () => {
-      this.assertOpen();
-      if (!this.vec.sampleRandomActions) throw new GemError('NOT_SUPPORTED', 'This vector env cannot sample random actions.');
-      return { indices: idx, actions: this.vec.sampleRandomActions(indices) };
-    });
+    return [...seen];
   }
 
   /** Closes after the requests already queued on this handle have run. */
-  async close(): Promise<void> {
-    if (this.closed) return;
-    await this.scheduler.run(null, async () => {
-      if (this.closed) return;
-      this.closed = true;
-      await this.vec.close();
-    });
-  }
-
-  private assertOpen(): void {
-    if (this.closed) throw new GemError('UNKNOWN_HANDLE', `Handle ${this.id} was closed.`, { handle: this.id });
+  close(): Promise<void> {
+    return this.pool.closeInOrder();
   }
 }

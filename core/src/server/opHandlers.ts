@@ -13,14 +13,17 @@ import type { VectorEnv, MakeVecOptions } from '../vector/types.ts';
 import { ClientSession } from './clientSession.ts';
 import { EnvHandle } from './envHandle.ts';
 import { RemoteEnv } from './remoteEnv.ts';
-import { decodeStepRequest, encodeRows, tableToRows, type RowsBatch } from './protocol/arrowCodec.ts';
+import { decodeStepRequest, encodeRows, encodeRowsSliced, tableToRows, type Rows } from './protocol/arrowCodec.ts';
 import { packHeader, type ParsedRequest } from './protocol/frames.ts';
 import type { EnvReturn, MakeRequest, ReplyFormat, ResetRequest, StepRequest } from './protocol/headers.ts';
-import { inlineToActions, rowsToInline } from './protocol/inlineRows.ts';
+import { rowsToInline } from './protocol/inlineRows.ts';
 import { PROTOCOL_VERSION, type ServerLimits } from './protocol/version.ts';
 import { makeVec as defaultMakeVec } from '../vector/makeVec.ts';
+import { EnvPool, SLICE_ROWS } from '../vector/envPool.ts';
+import { parseWrapperNames } from '../wrappers/factory.ts';
 import '../envs/index.ts';
 
+/** Builds a handle's envs: an EnvPool (the server asks for mode 'pool'). */
 export type VecFactory = (ids: string | string[], opts: MakeVecOptions) => VectorEnv | Promise<VectorEnv>;
 
 export interface OpResult {
@@ -77,7 +80,7 @@ export class OpHandlers {
       case 'sample':
         return s
           .getHandle(req.header.handle)
-          .sample(req.header.indices)
+          .pool.sampleInOrder(req.header.indices)
           .then((r) => ({ fields: { env_index: r.indices, action: r.actions } }));
       case 'close':
         return this.close(s, req.header.handle);
@@ -116,9 +119,9 @@ export class OpHandlers {
 
   private spec(s: ClientSession, envId: string | undefined, handle: number | undefined): OpResult {
     if (envId !== undefined) return { fields: { specs: [resolveOptions(envId, {}).spec] } };
+    // What the handle's envs were made with: resolved options and the wrapper stack.
     const h = s.getHandle(handle!);
-    const specs = [...new Set(h.vec.envIds)].map((id) => resolveOptions(id, {}).spec);
-    return { fields: { specs, handle_info: h.info() } };
+    return { fields: { specs: h.specs(), handle_info: h.info } };
   }
 
   private make(s: ClientSession, r: MakeRequest): OpResult | Promise<OpResult> {
@@ -149,25 +152,27 @@ export class OpHandlers {
       asyncMode: r.async_mode,
       autoresetMode: r.autoreset_mode,
     };
-    const built = this.makeVec(r.env_ids, opts);
+    const built = this.makeVec(r.env_ids, { ...opts, mode: 'pool' });
     const register = (vec: VectorEnv): OpResult => {
       if (s.ended) {
         void vec.close();
         throw new GemError('UNKNOWN_HANDLE', 'The client session ended while the envs were being made.');
       }
-      const id = nextHandle++;
-      const repr = Array.from({ length: vec.numEnvs }, (_, i) => vec.describe(i));
-      const handle = new EnvHandle(id, vec, (opts.wrappers ?? []).map((w) => w.trim()).filter(Boolean), repr);
-      s.handles.set(id, handle);
-      return { fields: { ...handle.info() } };
+      if (!(vec instanceof EnvPool)) {
+        void vec.close();
+        throw new GemError('INTERNAL', 'The server builds every handle as an EnvPool; the vector factory returned another kind.');
+      }
+      const handle = new EnvHandle(nextHandle++, vec, parseWrapperNames(opts.wrappers));
+      s.handles.set(handle.id, handle);
+      return { fields: { ...handle.info } };
     };
     return built instanceof Promise ? built.then(register) : register(built);
   }
 
   private reset(s: ClientSession, r: ResetRequest): Promise<OpResult> {
     const h = s.getHandle(r.handle);
-    return h
-      .reset({ seed: r.seed ?? undefined, options: r.options, indices: r.indices })
+    return h.pool
+      .resetInOrder({ seed: r.seed ?? undefined, options: r.options, indices: r.indices })
       .then((rows) => this.rowsResult(rows, r.reply_format));
   }
 
@@ -176,16 +181,18 @@ export class OpHandlers {
       throw new GemError('INVALID_REQUEST', "A step carries its actions either inline in 'rows' or as an Arrow body, exactly one of them.");
     }
     // The message itself is checked before what it refers to: a bad body is INVALID_BODY on any handle.
-    const actions = r.rows ? inlineToActions(r.rows) : decodeStepRequest(body!);
+    const { indices, actions } = r.rows ? { indices: r.rows.env_index, actions: r.rows.action } : decodeStepRequest(body!);
     const h = s.getHandle(r.handle);
-    return h.step(actions).then((rows) => this.rowsResult(rows, r.reply_format));
+    return h.pool.stepInOrder(actions, indices).then((rows) => this.rowsResult(rows, r.reply_format));
   }
 
-  private rowsResult(rows: RowsBatch, format: ReplyFormat | undefined): OpResult {
+  /** Inline up to inline_max_rows; bigger replies are encoded in slices that yield between them. */
+  private rowsResult(rows: Rows, format: ReplyFormat | undefined): OpResult | Promise<OpResult> {
     const n = rows.observations.length;
     const inline = format === 'inline' || ((format ?? 'auto') === 'auto' && n <= this.ctx.limits.inline_max_rows);
     if (inline) return { fields: { n, rows: rowsToInline(rows) } };
-    return { fields: { n }, body: encodeRows(rows) };
+    if (n <= SLICE_ROWS) return { fields: { n }, body: encodeRows(rows) };
+    return encodeRowsSliced(rows, SLICE_ROWS).then((body) => ({ fields: { n }, body }));
   }
 
   private async close(s: ClientSession, handle: number | undefined): Promise<OpResult> {

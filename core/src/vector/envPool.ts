@@ -8,11 +8,30 @@
  *
  * Finished rows wait in per-env slots, and a ring of env indices keeps their finishing order, so a
  * send/recv round allocates nothing per row beyond what the env itself returns.
+ *
+ * The `…InOrder` calls are how the server serves a handle: many requests may be in flight on one
+ * pool. A call on envs that an earlier call still holds waits for it, in arrival order (a pipelined
+ * reset then step of one env never swap), while calls on disjoint envs run at once (a slow tool call
+ * in env 3 never holds back a step of env 7). Indices are checked when the call is made, once.
+ * Batches over SLICE_ROWS rows of inline envs run in slices that yield to the event loop, so a huge
+ * step never holds another client's small one for more than a slice.
  */
 import type { Info } from '../core/env.ts';
 import { EnvClosedError, GemError } from '../core/errors.ts';
-import type { EnvPoolLike, RecvOptions, VectorStepResult } from './types.ts';
+import type { EnvPoolLike, RecvOptions, VectorResetOptions, VectorResetResult, VectorStepResult } from './types.ts';
 import { combineFailures, emptyBatch, VectorEnvBase, type RowSink, type VectorEnvInit } from './vectorEnvBase.ts';
+
+/**
+ * Rows per slice of a huge batch: ~2–5 ms of GuessTheNumber steps on a busy 2-core machine, a
+ * setImmediate (~µs) each, so slicing costs nothing measurable and bounds the loop's longest turn.
+ */
+export const SLICE_ROWS = 2048;
+
+/** A call waiting for its envs: `indices` null = every env of the pool. */
+interface QueuedCall {
+  indices: readonly number[] | null;
+  start: () => void;
+}
 
 interface Waiter {
   minBatch: number;
@@ -24,6 +43,7 @@ interface Waiter {
 
 export class EnvPool extends VectorEnvBase implements EnvPoolLike {
   protected readonly concurrent = true;
+  protected readonly sliceRows = SLICE_ROWS;
   private readonly slots: RowSink;
   private readonly failed: (GemError | undefined)[];
   private failedCount = 0;
@@ -35,6 +55,13 @@ export class EnvPool extends VectorEnvBase implements EnvPoolLike {
   /** Rows of envs without sync twins still running (timers, I/O, worker threads). */
   private running = 0;
   private waiter?: Waiter;
+  /** In-order calls waiting for their envs, in arrival order. */
+  private readonly queued: QueuedCall[] = [];
+  /** In-order calls running; a whole-pool call runs alone (`runningAll`). */
+  private runningCalls = 0;
+  private runningAll = false;
+  /** Scratch marks for the envs that waiting calls claim during one scan of the queue. */
+  private claimed?: Uint8Array;
 
   constructor(init: VectorEnvInit) {
     super(init);
@@ -122,6 +149,130 @@ export class EnvPool extends VectorEnvBase implements EnvPoolLike {
     }
   }
 
+  // ── in-order calls (the server's) ─────────────────────────────────────────────────────────────
+
+  /** step() that waits for envs held by earlier calls instead of failing ALREADY_PENDING. */
+  stepInOrder(actions: string[], indices: number[]): Promise<VectorStepResult> {
+    try {
+      const idx = this.stepIndices(actions, indices);
+      return this.inOrder(idx, () => {
+        this.checkReady(idx, actions);
+        return this.runStep(actions, idx);
+      });
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  /** reset() that waits for envs held by earlier calls. */
+  resetInOrder(opts: VectorResetOptions = {}): Promise<VectorResetResult> {
+    try {
+      const idx = this.resetIndices(opts);
+      return this.inOrder(opts.indices ? idx : null, () => {
+        this.checkReady(idx, undefined);
+        return this.runReset(opts, idx);
+      });
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  /** sampleRandomActions() after the calls queued on those envs. */
+  sampleInOrder(indices?: number[]): Promise<{ indices: readonly number[]; actions: string[] }> {
+    try {
+      const idx = this.batchIndices(indices, indices?.length ?? this.numEnvs, 'sampleRandomActions');
+      return this.inOrder(indices ? idx : null, () => ({ indices: idx, actions: idx.map((i) => this.envs[i].sampleRandomAction() as string) }));
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  /** Closes once the calls already queued have run; later calls fail ENV_CLOSED. */
+  closeInOrder(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    return this.inOrder(null, () => this.close());
+  }
+
+  /** Runs `run` once no earlier call holds any of `indices` (null = all envs). */
+  private inOrder<T>(indices: readonly number[] | null, run: () => Promise<T> | T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const call: QueuedCall = {
+        indices,
+        start: () => {
+          this.runningCalls++;
+          if (indices === null) this.runningAll = true;
+          let out: Promise<T> | T;
+          try {
+            if (this.closed) throw new EnvClosedError('use');
+            out = run();
+          } catch (e) {
+            out = Promise.reject(e);
+          }
+          const done = () => {
+            this.runningCalls--;
+            if (indices === null) this.runningAll = false;
+            this.drainCalls();
+          };
+          // An inline call has finished already: settle without a further turn of the queue.
+          if (!(out instanceof Promise)) {
+            done();
+            resolve(out);
+            return;
+          }
+          out.then(
+            (v) => {
+              done();
+              resolve(v);
+            },
+            (e) => {
+              done();
+              reject(e);
+            },
+          );
+        },
+      };
+      if (this.queued.length === 0 && this.isFree(indices)) call.start();
+      else {
+        this.queued.push(call);
+        this.drainCalls();
+      }
+    });
+  }
+
+  /** No running call or env in flight holds these envs. Envs of a running batch are busy. */
+  private isFree(indices: readonly number[] | null): boolean {
+    if (this.runningAll) return false;
+    if (indices === null) return this.runningCalls === 0 && this.sent === 0;
+    for (let k = 0; k < indices.length; k++) if (this.busy[indices[k]]) return false;
+    return true;
+  }
+
+  /** Starts every queued call that neither a running call nor an earlier queued one blocks. */
+  private drainCalls(): void {
+    if (this.queued.length === 0) return;
+    const claimed = (this.claimed ??= new Uint8Array(this.numEnvs));
+    const still: QueuedCall[] = [];
+    const marked: number[] = [];
+    let blockAll = false;
+    for (const call of this.queued) {
+      const blocked = blockAll || (call.indices === null ? still.length > 0 : call.indices.some((i) => claimed[i] === 1));
+      if (!blocked && this.isFree(call.indices)) {
+        call.start();
+        continue;
+      }
+      still.push(call);
+      if (call.indices === null) blockAll = true;
+      else
+        for (const i of call.indices) {
+          claimed[i] = 1;
+          marked.push(i);
+        }
+    }
+    for (const i of marked) claimed[i] = 0;
+    this.queued.length = 0;
+    this.queued.push(...still);
+  }
+
   private markFailed(i: number, e: GemError): void {
     this.failed[i] = e;
     this.failedCount++;
@@ -174,6 +325,7 @@ export class EnvPool extends VectorEnvBase implements EnvPoolLike {
     }
     this.readyCount -= count;
     this.sent -= count;
+    this.drainCalls();
     return out;
   }
 
@@ -198,6 +350,7 @@ export class EnvPool extends VectorEnvBase implements EnvPoolLike {
     this.head = 0;
     this.readyCount = kept.length;
     for (let k = 0; k < kept.length; k++) this.ready[k] = kept[k];
+    this.drainCalls();
     return combineFailures(errors);
   }
 

@@ -65,7 +65,10 @@ export function makeVec(ids: string | string[], opts: MakeVecOptions = {}): Vect
     let resolved = specs.get(key);
     if (!resolved) {
       resolved = registry.resolveOptions(id, rest);
-      if (wrapperNames.length) resolved.spec.wrappers = wrapperNames;
+      if (wrapperNames.length) {
+        resolved.spec.wrappers = wrapperNames;
+        if (Object.keys(wrap.options).length) resolved.spec.wrapperOptions = wrap.options;
+      }
       specs.set(key, resolved);
     }
     return { id, resolved, seed: envSeed as number | undefined };

@@ -45,6 +45,11 @@ interface PreparedBatch<T> {
   asyncRow: (i: number, k: number) => Promise<void>;
 }
 
+/** A macrotask turn: lets pending I/O (other clients' messages) and timers run first. */
+export function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 export function emptyBatch(n: number): VectorStepResult {
   return {
     indices: [],
@@ -70,6 +75,8 @@ export abstract class VectorEnvBase implements VectorEnv {
   private isClosed = false;
   /** Whether envs without sync twins step concurrently (async, pool) or in index order (sync). */
   protected abstract readonly concurrent: boolean;
+  /** Batches of more rows than this run in slices with a yield between (EnvPool; never elsewhere). */
+  protected readonly sliceRows: number = Infinity;
   protected readonly envs: Env<any, any>[];
   /** 1 where the env has both sync twins. */
   protected readonly inline: Uint8Array;
@@ -277,6 +284,35 @@ export abstract class VectorEnvBase implements VectorEnv {
     if (failures) throw combineFailures(failures);
   }
 
+  /**
+   * Runs inline rows in slices of `sliceRows`, yielding to the event loop between slices, so one huge
+   * batch never holds the loop (other clients of a server, timers) for longer than one slice. The
+   * envs stay busy until the last slice; a close in between ends the batch with ENV_CLOSED.
+   */
+  private async runRowsSliced(indices: readonly number[], inlineRow: (i: number, k: number) => void): Promise<void> {
+    const failures: GemError[] = [];
+    for (const i of indices) this.busy[i] = 1;
+    try {
+      for (let start = 0; start < indices.length; start += this.sliceRows) {
+        if (start > 0) {
+          await yieldToEventLoop();
+          if (this.isClosed) throw new EnvClosedError('step');
+        }
+        const end = Math.min(indices.length, start + this.sliceRows);
+        for (let k = start; k < end; k++) {
+          try {
+            inlineRow(indices[k], k);
+          } catch (e) {
+            failures.push(e as GemError);
+          }
+        }
+      }
+    } finally {
+      for (const i of indices) this.busy[i] = 0;
+    }
+    if (failures.length) throw combineFailures(failures);
+  }
+
   /** Runs rows with envs that lack twins: in index order or concurrently; busy meanwhile. */
   private runRowsAsync(
     indices: readonly number[],
@@ -334,21 +370,23 @@ export abstract class VectorEnvBase implements VectorEnv {
 
   step(actions: string[], indices?: number[]): Promise<VectorStepResult> {
     try {
-      const idx = this.checkStep(actions, indices);
-      const out = emptyBatch(idx.length);
-      out.indices = idx as number[];
-      if (this.asyncEnvCount === 0) {
-        this.stepInline(actions, idx, out);
-        return Promise.resolve(out);
-      }
-      return this.runRowsAsync(
-        idx,
-        (i, k) => this.stepRowSync(i, actions[k], out, k),
-        (i, k) => this.stepRowAsync(i, actions[k], out, k),
-      ).then(() => out);
+      return this.runStep(actions, this.checkStep(actions, indices));
     } catch (e) {
       return Promise.reject(e);
     }
+  }
+
+  /** Steps a batch whose indices and readiness are checked; rows in the order of `idx`. */
+  protected runStep(actions: readonly string[], idx: readonly number[]): Promise<VectorStepResult> {
+    const out = emptyBatch(idx.length);
+    out.indices = idx as number[];
+    const inlineRow = (i: number, k: number) => this.stepRowSync(i, actions[k], out, k);
+    if (this.asyncEnvCount === 0) {
+      if (idx.length > this.sliceRows) return this.runRowsSliced(idx, inlineRow).then(() => out);
+      this.stepInline(actions, idx, out);
+      return Promise.resolve(out);
+    }
+    return this.runRowsAsync(idx, inlineRow, (i, k) => this.stepRowAsync(i, actions[k], out, k)).then(() => out);
   }
 
   /** The hot path: every env has twins, so the batch is one plain loop. */
@@ -366,15 +404,31 @@ export abstract class VectorEnvBase implements VectorEnv {
 
   reset(opts: VectorResetOptions = {}): Promise<VectorResetResult> {
     try {
-      const batch = this.prepareReset(opts);
-      if (this.asyncEnvCount === 0) {
-        this.runRowsInline(batch.indices, batch.inlineRow);
-        return Promise.resolve(batch.out);
-      }
-      return this.runRowsAsync(batch.indices, batch.inlineRow, batch.asyncRow).then(() => batch.out);
+      const idx = this.resetIndices(opts);
+      this.checkReady(idx, undefined);
+      return this.runReset(opts, idx);
     } catch (e) {
       return Promise.reject(e);
     }
+  }
+
+  /** Resets a batch whose indices and readiness are checked. */
+  protected runReset(opts: VectorResetOptions, idx: readonly number[]): Promise<VectorResetResult> {
+    const batch = this.prepareReset(opts, idx);
+    if (this.asyncEnvCount === 0) {
+      if (idx.length > this.sliceRows) return this.runRowsSliced(idx, batch.inlineRow).then(() => batch.out);
+      this.runRowsInline(batch.indices, batch.inlineRow);
+      return Promise.resolve(batch.out);
+    }
+    return this.runRowsAsync(batch.indices, batch.inlineRow, batch.asyncRow).then(() => batch.out);
+  }
+
+  /** The indices a reset covers, checked, with its seeds and options checked against them. */
+  protected resetIndices(opts: VectorResetOptions): readonly number[] {
+    const idx = this.batchIndices(opts.indices, opts.indices?.length ?? this.numEnvs, 'reset');
+    this.seedPlan(opts.seed, idx.length);
+    this.optionsPlan(opts.options, idx.length);
+    return idx;
   }
 
   /** step() without the promise; only for vector envs whose sub-envs all have twins. */
@@ -389,7 +443,9 @@ export abstract class VectorEnvBase implements VectorEnv {
 
   protected resetNow(opts: VectorResetOptions = {}): VectorResetResult {
     this.requireInline('resetSync');
-    const batch = this.prepareReset(opts);
+    const idx = this.resetIndices(opts);
+    this.checkReady(idx, undefined);
+    const batch = this.prepareReset(opts, idx);
     this.runRowsInline(batch.indices, batch.inlineRow);
     return batch.out;
   }
@@ -401,15 +457,18 @@ export abstract class VectorEnvBase implements VectorEnv {
   }
 
   private checkStep(actions: string[], indices: number[] | undefined): readonly number[] {
-    if (!Array.isArray(actions)) throw new GemError('INVALID_ACTION_BATCH', 'step: actions must be an array of strings');
-    const idx = this.batchIndices(indices, actions.length, 'step');
+    const idx = this.stepIndices(actions, indices);
     this.checkReady(idx, actions);
     return idx;
   }
 
-  private prepareReset(opts: VectorResetOptions): PreparedBatch<VectorResetResult> {
-    const idx = this.batchIndices(opts.indices, opts.indices?.length ?? this.numEnvs, 'reset');
-    this.checkReady(idx, undefined);
+  /** The indices a step covers, checked against the actions (not yet whether the envs are ready). */
+  protected stepIndices(actions: string[], indices: number[] | undefined): readonly number[] {
+    if (!Array.isArray(actions)) throw new GemError('INVALID_ACTION_BATCH', 'step: actions must be an array of strings');
+    return this.batchIndices(indices, actions.length, 'step');
+  }
+
+  private prepareReset(opts: VectorResetOptions, idx: readonly number[]): PreparedBatch<VectorResetResult> {
     const seedOf = this.seedPlan(opts.seed, idx.length);
     const optionsOf = this.optionsPlan(opts.options, idx.length);
     const out: VectorResetResult = { indices: idx as number[], observations: new Array(idx.length), infos: new Array(idx.length) };

@@ -5,8 +5,10 @@
  * stack; each wrapper validates the keys it reads, and a key that no wrapper reads is an error.
  */
 import type { Env } from '../core/env.ts';
+import type { EnvSpec } from '../core/spec.ts';
 import { GemError } from '../core/errors.ts';
 import { normaliseKeys, schemaKeys, validateOptions } from '../registry/options.ts';
+import { make as registryMake } from '../registry/registry.ts';
 import {
   SINGLE_WRAPPER_KINDS,
   WRAPPER_KINDS,
@@ -65,11 +67,20 @@ export function checkWrapperOrder(names: readonly string[]): WrapperDefinition[]
   return defs;
 }
 
+/** Wraps an env with a checked stack; `names` and `options` are what an EnvSpec records of it. */
+export interface PreparedWrappers {
+  <O, A>(env: Env<O, A>): Env<any, any>;
+  /** Innermost first. */
+  readonly names: string[];
+  /** The options the stack read, validated (snake_case), enough to build the same stack again. */
+  readonly options: WrapperOptions;
+}
+
 /**
  * Validate names, order and options once and return a function that wraps an env; vector envs call
  * it per sub-env without validating again.
  */
-export function prepareWrappers(names: WrapperNames | undefined, options: WrapperOptions = {}): <O, A>(env: Env<O, A>) => Env<any, any> {
+export function prepareWrappers(names: WrapperNames | undefined, options: WrapperOptions = {}): PreparedWrappers {
   const list = parseWrapperNames(names);
   const defs = checkWrapperOrder(list);
   const bag = normaliseKeys(options);
@@ -90,11 +101,30 @@ export function prepareWrappers(names: WrapperNames | undefined, options: Wrappe
     for (const k of schemaKeys(d.schema)) if (k in bag) own[k] = bag[k];
     return { def: d, opts: validateOptions(`wrapper ${d.name}`, d.schema, own) as Record<string, unknown> };
   });
-  return (env) => {
+  const wrap = <O, A>(env: Env<O, A>): Env<any, any> => {
     let wrapped: Env<any, any> = env;
     for (const { def, opts } of steps) wrapped = def.build(wrapped, opts);
     return wrapped;
   };
+  const resolved: WrapperOptions = {};
+  for (const { opts } of steps) for (const [k, v] of Object.entries(opts)) if (v !== undefined) resolved[k] = v;
+  return Object.assign(wrap, { names: list, options: resolved });
+}
+
+/**
+ * The env an EnvSpec describes, made again: the registry's make with the spec's resolved options,
+ * then its wrapper stack with the wrapper options it recorded. `make` is the built-in registry's
+ * unless a session's registry is given.
+ */
+export function makeFromSpec(
+  spec: EnvSpec,
+  make: (id: string, options: Record<string, unknown>) => Env<any, any> = registryMake,
+): Env<any, any> {
+  if (typeof spec !== 'object' || spec === null || typeof spec.id !== 'string') {
+    throw new GemError('INVALID_OPTIONS', 'makeFromSpec: give an EnvSpec (an object with an id, as env.spec returns)');
+  }
+  const env = make(spec.id, spec.options ?? {});
+  return spec.wrappers?.length ? applyWrappers(env, spec.wrappers, spec.wrapperOptions) : env;
 }
 
 /** Wrap `env` with the named wrappers, innermost first (GEM's make_vec `wrappers` argument). */

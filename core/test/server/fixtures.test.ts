@@ -34,7 +34,7 @@ const REPLY_SCHEMAS: Record<string, z.ZodType> = {
 function columnsOfRows(bytes: Uint8Array): Record<string, unknown[]> {
   const r = decodeRows(bytes);
   return {
-    env_index: Array.from(r.envIndex),
+    env_index: Array.from(r.indices),
     observation: r.observations,
     reward: Array.from(r.rewards),
     terminated: Array.from(r.terminated),
@@ -95,7 +95,7 @@ describe('wire fixtures v1', () => {
         it(`body decodes to the JSON columns (${fx.body.schema})`, () => {
           const decode = { step_request: (b: Uint8Array) => {
             const r = decodeStepRequest(b);
-            return { env_index: Array.from(r.envIndex), action: r.actions };
+            return { env_index: Array.from(r.indices), action: r.actions };
           }, rows: columnsOfRows, table: columnsOfTable }[fx.body!.schema];
           expect(decode(body)).toEqual(fx.body!.columns);
         });

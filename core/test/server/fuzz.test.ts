@@ -32,7 +32,7 @@ function seeds(): Buffer[][] {
     const fx = JSON.parse(readFileSync(join(FIXTURE_DIR, f), 'utf8')) as { direction: string; frames: string[] };
     if (fx.direction === 'client_to_server') out.push(fx.frames.map((n) => readFileSync(join(FIXTURE_DIR, n))));
   }
-  const body = Buffer.from(encodeStepRequest({ envIndex: Int32Array.from([0, 1]), actions: ['\\boxed{1}', '\\boxed{2}'] }));
+  const body = Buffer.from(encodeStepRequest({ indices: [0, 1], actions: ['\\boxed{1}', '\\boxed{2}'] }));
   out.push([packHeader({ v: 1, id: 1, op: 'make', env_ids: ID, num_envs: 2 })]);
   out.push([packHeader({ v: 1, id: 2, op: 'reset', handle: 1, seed: 3 })]);
   out.push([packHeader({ v: 1, id: 3, op: 'step', handle: 1 }), body]);

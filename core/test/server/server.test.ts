@@ -51,7 +51,7 @@ describe('gem-ts server: ops', () => {
     const reset = await c.ok({ op: 'reset', handle: h, seed: 5 });
     expect(reset.body).toBeDefined(); // 6 rows > inline_max_rows (4)
     const rows = decodeRows(reset.body!);
-    expect(Array.from(rows.envIndex)).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(Array.from(rows.indices)).toEqual([0, 1, 2, 3, 4, 5]);
     expect(rows.infos[0]).toMatchObject({ step_counter: 0 });
 
     const inline = await c.ok({ op: 'step', handle: h, rows: { env_index: [4, 1], action: ['\\boxed{5}', 'no box'] } });
@@ -62,10 +62,10 @@ describe('gem-ts server: ops', () => {
     expect(inline.header.rows.terminated[1]).toBe(true);
     expect(inline.header.rows.info[0]).toMatchObject({ step_counter: 1 });
 
-    const body = encodeStepRequest({ envIndex: Int32Array.from([0, 2, 3, 5, 4]), actions: Array(5).fill('\\boxed{2}') });
+    const body = encodeStepRequest({ indices: [0, 2, 3, 5, 4], actions: Array(5).fill('\\boxed{2}') });
     const arrow = await c.ok({ op: 'step', handle: h }, body);
     const stepped = decodeRows(arrow.body!);
-    expect(Array.from(stepped.envIndex)).toEqual([0, 2, 3, 5, 4]);
+    expect(Array.from(stepped.indices)).toEqual([0, 2, 3, 5, 4]);
     expect(stepped.observations[0]).toMatch(/guessed 2/);
 
     const forced = await c.ok({ op: 'step', handle: h, reply_format: 'arrow', rows: { env_index: [0], action: ['\\boxed{3}'] } });
@@ -162,7 +162,7 @@ describe('gem-ts server: bad input gets an error reply with a code', () => {
     expect((await c.request({ op: 'step', handle: h, rows: { env_index: [7], action: ['a'] } })).header.error.code).toBe('INDEX_OUT_OF_RANGE');
     expect((await c.request({ op: 'step', handle: h, rows: { env_index: [1, 1], action: ['a', 'b'] } })).header.error.code).toBe('INVALID_ACTION_BATCH');
     expect((await c.request({ op: 'step', handle: h })).header.error.code).toBe('INVALID_REQUEST');
-    const body = encodeStepRequest({ envIndex: Int32Array.from([0]), actions: ['a'] });
+    const body = encodeStepRequest({ indices: [0], actions: ['a'] });
     expect((await c.request({ op: 'step', handle: h, rows: { env_index: [0], action: ['a'] } }, body)).header.error.code).toBe('INVALID_REQUEST');
     const garbled = await c.request({ op: 'step', handle: h }, body.subarray(0, body.length - 20));
     expect(garbled.header).toMatchObject({ id: expect.any(Number), ok: false, error: { code: 'INVALID_BODY' } });

@@ -1,7 +1,7 @@
 /** EnvPool send/recv: whichever envs finish first come back first, with their indices. */
 import { describe, expect, it } from 'vitest';
 import type { Env, StepResult } from '../../src/core/env.ts';
-import { EnvPool } from '../../src/vector/envPool.ts';
+import { EnvPool, SLICE_ROWS } from '../../src/vector/envPool.ts';
 import { AsyncOnly, CountingEnv } from '../helpers/countingEnv.ts';
 
 describe('EnvPool', () => {
@@ -86,5 +86,135 @@ describe('EnvPool', () => {
     await pool.close();
     await expect(waiting).rejects.toMatchObject({ code: 'ENV_CLOSED' });
     expect(() => pool.send(['a'], [0])).toThrowError(expect.objectContaining({ code: 'ENV_CLOSED' }));
+  });
+});
+
+describe('EnvPool in-order calls (how the server serves a handle)', () => {
+  const slowOn = (a: string) => (a === 'slow' || a === '' ? 60 : 0);
+  const mixedPool = () =>
+    new EnvPool({ envs: [new AsyncOnly(new CountingEnv(9), slowOn), new CountingEnv(9), new CountingEnv(9), new AsyncOnly(new CountingEnv(9))] as Env[] });
+
+  it('calls on disjoint envs run at once: a slow env never holds back a call on another', async () => {
+    const pool = mixedPool();
+    await pool.reset();
+    const log: string[] = [];
+    const slow = pool.stepInOrder(['slow'], [0]).then(() => log.push('slow'));
+    const fast = pool.stepInOrder(['f', 'f'], [1, 3]).then(() => log.push('fast'));
+    await Promise.all([slow, fast]);
+    expect(log).toEqual(['fast', 'slow']);
+    await pool.close();
+  });
+
+  it('calls that share an env run in arrival order: a pipelined reset then step of one env never swap', async () => {
+    const pool = mixedPool();
+    const log: string[] = [];
+    // Env 0 was never reset: the step is valid only because it waits for the reset sent before it.
+    const reset = pool.resetInOrder({ indices: [0, 1], seed: 5 }).then(() => log.push('reset'));
+    const step = pool.stepInOrder(['a'], [0]).then((r) => log.push(`step ${r.observations[0]}`));
+    const other = pool.resetInOrder({ indices: [2] }).then(() => log.push('other'));
+    await Promise.all([reset, step, other]);
+    expect(log).toEqual(['other', 'reset', 'step e1/t1/a']);
+    await pool.close();
+  });
+
+  it('a whole-pool call waits for every earlier one and holds back later ones', async () => {
+    const pool = mixedPool();
+    await pool.reset();
+    const log: string[] = [];
+    const a = pool.stepInOrder(['slow'], [0]).then(() => log.push('a'));
+    const all = pool.resetInOrder({ seed: 1 }).then(() => log.push('all'));
+    const b = pool.stepInOrder(['x'], [2]).then(() => log.push('b'));
+    await Promise.all([a, all, b]);
+    expect(log).toEqual(['a', 'all', 'b']);
+    await pool.close();
+  });
+
+  it('checks indices when the call is made, not after it waited', async () => {
+    const pool = mixedPool();
+    await pool.reset();
+    let slowDone = false;
+    const slow = pool.stepInOrder(['slow'], [0]).then(() => (slowDone = true));
+    await expect(pool.stepInOrder(['a'], [9])).rejects.toMatchObject({ code: 'INDEX_OUT_OF_RANGE', message: /env index 9 is out of range/ });
+    await expect(pool.stepInOrder(['a', 'b'], [0, 0])).rejects.toMatchObject({ code: 'INVALID_ACTION_BATCH', message: /appears twice/ });
+    await expect(pool.stepInOrder(['a'], [0, 1])).rejects.toMatchObject({ code: 'INVALID_ACTION_BATCH' });
+    await expect(pool.resetInOrder({ indices: [0, 1], seed: [1] })).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
+    expect(slowDone).toBe(false); // none of them waited for the slow step
+    await slow;
+    await pool.close();
+  });
+
+  it('a bad action fails only its own call, naming the env', async () => {
+    const pool = mixedPool();
+    await pool.reset();
+    const good = pool.stepInOrder(['a'], [1]);
+    const bad = pool.stepInOrder([42 as unknown as string], [2]);
+    await expect(bad).rejects.toMatchObject({ code: 'INVALID_ACTION_BATCH', message: /env 2/ });
+    expect((await good).observations).toEqual(['e1/t1/a']);
+    await pool.close();
+  });
+
+  it('closeInOrder runs the calls queued before it; later calls fail ENV_CLOSED', async () => {
+    const pool = mixedPool();
+    await pool.reset();
+    const queued = pool.stepInOrder(['slow'], [0]);
+    const closed = pool.closeInOrder();
+    await expect(queued).resolves.toMatchObject({ indices: [0] });
+    await closed;
+    expect(pool.closed).toBe(true);
+    await expect(pool.stepInOrder(['a'], [1])).rejects.toMatchObject({ code: 'ENV_CLOSED' });
+  });
+
+  it('waits for envs in flight from send until recv returns them', async () => {
+    const pool = mixedPool();
+    await pool.reset();
+    pool.send(['f'], [3]);
+    const log: string[] = [];
+    const step = pool.stepInOrder(['g'], [3]).then((r) => log.push(r.observations[0]));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(log).toEqual([]); // env 3 finished but its row is not received yet
+    expect((await pool.recv()).observations).toEqual(['e1/t1/f']);
+    await step;
+    expect(log).toEqual(['e1/t2/g']);
+    await pool.close();
+  });
+});
+
+describe('EnvPool fairness: a huge batch runs in slices', () => {
+  it('another pool is served between the slices of a huge step and a huge reset', async () => {
+    const n = 4 * SLICE_ROWS + 1;
+    const big = new EnvPool({ envs: Array.from({ length: n }, () => new CountingEnv(5)) });
+    const small = new EnvPool({ envs: [new CountingEnv(5)] });
+    await small.reset();
+    const events: string[] = [];
+    // The small tenant steps in a loop, one macrotask turn apart, until the big call is done.
+    let bigDone = false;
+    const smallLoop = (async () => {
+      while (!bigDone) {
+        await new Promise((r) => setImmediate(r));
+        await small.stepInOrder(['s'], [0]);
+        events.push('small');
+      }
+    })();
+    const resetRows = await big.resetInOrder({ seed: 0 }).then((r) => (events.push('big reset'), r));
+    const stepRows = await big.stepInOrder(new Array(n).fill('b'), Array.from({ length: n }, (_, i) => i));
+    events.push('big step');
+    bigDone = true;
+    await smallLoop;
+    expect(resetRows.indices.length).toBe(n);
+    expect(stepRows.observations[n - 1]).toBe('e1/t1/b');
+    // 5 slices each: at least 4 small steps got in during each big call (counted, not timed).
+    const resetAt = events.indexOf('big reset');
+    const stepAt = events.indexOf('big step');
+    expect(resetAt).toBeGreaterThanOrEqual(4);
+    expect(stepAt - resetAt - 1).toBeGreaterThanOrEqual(4);
+    await Promise.all([big.close(), small.close()]);
+  });
+
+  it('a sync vector env never slices (its stepSync stays synchronous)', async () => {
+    const { SyncVectorEnv } = await import('../../src/vector/syncVectorEnv.ts');
+    const n = SLICE_ROWS + 1;
+    const v = new SyncVectorEnv({ envs: Array.from({ length: n }, () => new CountingEnv(5)) });
+    v.resetSync();
+    expect(v.stepSync(new Array(n).fill('a')).indices.length).toBe(n);
   });
 });

@@ -106,3 +106,38 @@ describe('defineWrapper', () => {
     expect(() => defineWrapper({ name: 'odd', kind: 'weird' as never, description: '', build })).toThrowError(/kind must be one of limit, tool, observation, tracking/);
   });
 });
+
+describe('env.spec and makeFromSpec', () => {
+  it('a spec carries the resolved options and the wrapper stack, and makes the same env again', async () => {
+    const { makeVec } = await import('../../src/vector/makeVec.ts');
+    const { makeFromSpec } = await import('../../src/wrappers/factory.ts');
+    const vec = makeVec('game:GuessTheNumber-v0', {
+      numEnvs: 2,
+      options: { maxTurns: 2, min_number: 1, max_number: 3 },
+      wrappers: 'time_limit,concat_chat',
+      wrapperOptions: { max_episode_steps: 5, chat_template: 'qwen' },
+    });
+    const spec = (vec as unknown as { envAt(i: number): Env }).envAt(1).spec!;
+    // Not the registered preset (max_turns 10): what this env was made with.
+    expect(spec).toMatchObject({
+      id: 'game:GuessTheNumber-v0',
+      options: { max_turns: 2, min_number: 1, max_number: 3 },
+      wrappers: ['time_limit', 'concat_chat'],
+      wrapperOptions: { max_episode_steps: 5, chat_template: 'qwen' },
+    });
+    const again = makeFromSpec(JSON.parse(JSON.stringify(spec)));
+    expect(again.toString()).toBe(vec.describe(1));
+    const first = await vec.reset({ seed: 7 });
+    expect((await again.reset({ seed: 8 })).observation).toBe(first.observations[1]); // env 1 got seed 7 + 1
+    expect(again.spec?.options).toEqual(spec.options);
+    await vec.close();
+  });
+
+  it('a bare env made from its spec is the bare env; a non-spec is a clear error', async () => {
+    const { makeFromSpec } = await import('../../src/wrappers/factory.ts');
+    const env = make('game:GuessTheNumber-v0-easy', { max_turns: 3 });
+    expect(makeFromSpec(env.spec!).toString()).toBe(env.toString());
+    expect(makeFromSpec(env.spec!).spec?.options).toMatchObject({ max_turns: 3 });
+    expect(() => makeFromSpec(42 as never)).toThrowError(/give an EnvSpec/);
+  });
+});

@@ -11,6 +11,8 @@ import { validateTable } from './arrowValidate.ts';
 import { verifyIpcStream } from './ipcVerifier.ts';
 import { FixedSchemaWriter, type ColumnBuffer } from './fixedSchemaWriter.ts';
 import { readStepRequest } from './stepRequestReader.ts';
+import type { VectorResetResult, VectorStepResult } from '../../vector/types.ts';
+import { yieldToEventLoop } from '../../vector/vectorEnvBase.ts';
 
 /** Step request body: which env (index within the handle) gets which action. */
 export const STEP_REQUEST_SCHEMA = new Schema([
@@ -31,47 +33,70 @@ export const ROWS_SCHEMA = new Schema([
   new Field('info', new Dictionary(new Utf8(), new Int32(), 0), false),
 ]);
 
+/** Step request columns: which env (index within the handle) gets which action (EnvPool.send's arguments). */
 export interface StepRequestRows {
-  envIndex: Int32Array;
+  indices: number[];
   actions: string[];
 }
 
-export interface RowsBatch {
-  envIndex: ArrayLike<number>;
-  observations: string[];
-  rewards: ArrayLike<number>;
-  terminated: ArrayLike<boolean>;
-  truncated: ArrayLike<boolean>;
-  infos: Info[];
-}
+/**
+ * Reply rows are the vector layer's own batches, encoded as they come: a step's rows, or a reset's
+ * (reward 0, both flags false).
+ */
+export type Rows = VectorStepResult | VectorResetResult;
 
 const bytesOf = (a: ArrayBufferView) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 
 /**
- * Offsets and bytes of a Utf8 column. Fast path: join all strings; when the UTF-8 byte count equals
- * the character count every string is ASCII, the offsets are the running character counts and the
- * joined text itself is the data, written straight into the message (no intermediate Buffer).
- * Otherwise each string is encoded at its own offset.
+ * A Utf8 column built a range of rows at a time. Fast path per range: join its strings; when the
+ * UTF-8 byte count equals the character count every string is ASCII, the offsets are the running
+ * character counts and the joined text itself is the data, written straight into the message (no
+ * intermediate Buffer). Otherwise each string is encoded at its own offset. Any split into ranges
+ * gives the same bytes.
  */
-function utf8Buffers(values: readonly string[]): { offsets: Int32Array; data: Uint8Array | string } {
-  const n = values.length;
-  const offsets = new Int32Array(n + 1);
-  const joined = values.join('');
-  const byteLength = Buffer.byteLength(joined, 'utf8');
-  if (byteLength === joined.length) {
-    let pos = 0;
-    for (let i = 0; i < n; i++) offsets[i + 1] = pos += values[i].length;
-    return { offsets, data: joined };
+class Utf8Builder {
+  readonly offsets: Int32Array;
+  private readonly chunks: (string | Uint8Array)[] = [];
+  private ascii = true;
+  private pos = 0;
+
+  constructor(private readonly values: readonly string[]) {
+    this.offsets = new Int32Array(values.length + 1);
   }
-  const bytes = Buffer.allocUnsafe(byteLength);
-  let pos = 0;
-  for (let i = 0; i < n; i++) offsets[i + 1] = pos += bytes.write(values[i], pos, 'utf8');
-  return { offsets, data: bytesOf(bytes) };
+
+  add(from: number, to: number): void {
+    const values = this.values;
+    const joined = from === 0 && to === values.length ? values.join('') : values.slice(from, to).join('');
+    const byteLength = Buffer.byteLength(joined, 'utf8');
+    let pos = this.pos;
+    if (byteLength === joined.length) {
+      for (let i = from; i < to; i++) this.offsets[i + 1] = pos += values[i].length;
+      this.chunks.push(joined);
+    } else {
+      const bytes = Buffer.allocUnsafe(byteLength);
+      let at = 0;
+      for (let i = from; i < to; i++) {
+        const w = bytes.write(values[i], at, 'utf8');
+        at += w;
+        this.offsets[i + 1] = pos += w;
+      }
+      this.chunks.push(bytesOf(bytes));
+      this.ascii = false;
+    }
+    this.pos = pos;
+  }
+
+  data(): Uint8Array | string {
+    if (this.ascii) return this.chunks.length === 1 ? (this.chunks[0] as string) : this.chunks.join('');
+    if (this.chunks.length === 1) return this.chunks[0] as Uint8Array;
+    return bytesOf(Buffer.concat(this.chunks.map((c) => (typeof c === 'string' ? Buffer.from(c, 'latin1') : c))));
+  }
 }
 
 function utf8Column(values: readonly string[]): { length: number; buffers: ColumnBuffer[] } {
-  const { offsets, data } = utf8Buffers(values);
-  return { length: values.length, buffers: [null, bytesOf(offsets), data] };
+  const b = new Utf8Builder(values);
+  b.add(0, values.length);
+  return { length: values.length, buffers: [null, bytesOf(b.offsets), b.data()] };
 }
 
 function boolBits(values: ArrayLike<boolean>): Uint8Array {
@@ -130,82 +155,129 @@ function isFlat(o: Info): boolean {
 }
 
 /**
- * Dictionary-encodes JSON texts of the infos. A flat info equal to the previous flat one (every env
- * returns a fresh `{suffix: …}`) reuses its entry; nested ones are matched by `infoKey`; only a
- * distinct info is ever JSON.stringify'd.
+ * Dictionary-encodes JSON texts of the infos, a range of rows at a time. A flat info equal to the
+ * previous flat one (every env returns a fresh `{suffix: …}`) reuses its entry; nested ones are
+ * matched by `infoKey`; only a distinct info is ever JSON.stringify'd.
  */
-function infoDictionary(infos: readonly Info[]): { indices: Int32Array; texts: string[] } {
-  const n = infos.length;
-  const indices = new Int32Array(n);
-  const byText = new Map<string, number>();
-  const byKey = new Map<string, number>();
-  const texts: string[] = [];
-  const entry = (obj: Info | undefined): number => {
+class InfoDictionary {
+  readonly indices: Int32Array;
+  readonly texts: string[] = [];
+  private readonly byText = new Map<string, number>();
+  private readonly byKey = new Map<string, number>();
+  private lastFlat: Info | undefined;
+  private lastFlatIdx = -1;
+
+  constructor(private readonly infos: readonly Info[]) {
+    this.indices = new Int32Array(infos.length);
+  }
+
+  private entry(obj: Info | undefined): number {
     const text = JSON.stringify(obj ?? {});
-    let idx = byText.get(text);
+    let idx = this.byText.get(text);
     if (idx === undefined) {
-      idx = texts.length;
-      texts.push(text);
-      byText.set(text, idx);
+      idx = this.texts.length;
+      this.texts.push(text);
+      this.byText.set(text, idx);
     }
     return idx;
-  };
-  let lastFlat: Info | undefined;
-  let lastFlatIdx = -1;
-  for (let i = 0; i < n; i++) {
-    const obj = infos[i];
-    if (obj === lastFlat || (lastFlat !== undefined && obj && sameFlatInfo(obj, lastFlat))) {
-      indices[i] = lastFlatIdx;
-      continue;
-    }
-    if (!obj || isFlat(obj)) {
-      lastFlat = obj;
-      indices[i] = lastFlatIdx = entry(obj);
-      continue;
-    }
-    const key = isPlain(obj) ? infoKey(obj, 2) : undefined;
-    if (key === undefined) {
-      indices[i] = entry(obj);
-      continue;
-    }
-    let idx = byKey.get(key);
-    if (idx === undefined) {
-      idx = entry(obj);
-      byKey.set(key, idx);
-    }
-    indices[i] = idx;
   }
-  return { indices, texts };
+
+  add(from: number, to: number): void {
+    const { infos, indices } = this;
+    for (let i = from; i < to; i++) {
+      const obj = infos[i];
+      const lastFlat = this.lastFlat;
+      if (obj === lastFlat || (lastFlat !== undefined && obj && sameFlatInfo(obj, lastFlat))) {
+        indices[i] = this.lastFlatIdx;
+        continue;
+      }
+      if (!obj || isFlat(obj)) {
+        this.lastFlat = obj;
+        indices[i] = this.lastFlatIdx = this.entry(obj);
+        continue;
+      }
+      const key = isPlain(obj) ? infoKey(obj, 2) : undefined;
+      if (key === undefined) {
+        indices[i] = this.entry(obj);
+        continue;
+      }
+      let idx = this.byKey.get(key);
+      if (idx === undefined) {
+        idx = this.entry(obj);
+        this.byKey.set(key, idx);
+      }
+      indices[i] = idx;
+    }
+  }
 }
 
 const stepRequestWriter = new FixedSchemaWriter(STEP_REQUEST_SCHEMA);
 const rowsWriter = new FixedSchemaWriter(ROWS_SCHEMA);
 
 export function encodeStepRequest(rows: StepRequestRows): Uint8Array {
-  if (rows.envIndex.length !== rows.actions.length) {
+  if (rows.indices.length !== rows.actions.length) {
     throw new GemError('INVALID_BODY', 'env_index and action columns differ in length.');
   }
   const n = rows.actions.length;
-  return stepRequestWriter.write(n, [{ length: n, buffers: [null, bytesOf(Int32Array.from(rows.envIndex))] }, utf8Column(rows.actions)]);
+  return stepRequestWriter.write(n, [{ length: n, buffers: [null, bytesOf(Int32Array.from(rows.indices))] }, utf8Column(rows.actions)]);
 }
 
-export function encodeRows(rows: RowsBatch): Uint8Array {
+/** The reply body of some rows, built range by range (observation text and info dictionary). */
+class RowsEncoder {
+  private readonly observations: Utf8Builder;
+  private readonly infos: InfoDictionary;
+
+  constructor(private readonly rows: Rows) {
+    this.observations = new Utf8Builder(rows.observations);
+    this.infos = new InfoDictionary(rows.infos);
+  }
+
+  add(from: number, to: number): void {
+    this.observations.add(from, to);
+    this.infos.add(from, to);
+  }
+
+  finish(): Uint8Array {
+    const rows = this.rows;
+    const n = rows.observations.length;
+    // The index column is the one conversion of the row type: the vector layer's number[] to int32.
+    const envIndex = Int32Array.from(rows.indices);
+    const step = 'rewards' in rows ? rows : undefined;
+    const rewards = step ? step.rewards : new Float64Array(n);
+    const noFlags = new Uint8Array((n + 7) >> 3);
+    return rowsWriter.write(
+      n,
+      [
+        { length: n, buffers: [null, bytesOf(envIndex)] },
+        { length: n, buffers: [null, bytesOf(this.observations.offsets), this.observations.data()] },
+        { length: n, buffers: [null, bytesOf(rewards)] },
+        { length: n, buffers: [null, step ? boolBits(step.terminated) : noFlags] },
+        { length: n, buffers: [null, step ? boolBits(step.truncated) : noFlags] },
+        { length: n, buffers: [null, bytesOf(this.infos.indices)] },
+      ],
+      utf8Column(this.infos.texts),
+    );
+  }
+}
+
+export function encodeRows(rows: Rows): Uint8Array {
+  const e = new RowsEncoder(rows);
+  e.add(0, rows.observations.length);
+  return e.finish();
+}
+
+/**
+ * encodeRows in slices of `sliceRows` rows with a yield to the event loop between them, so encoding
+ * a 100,000-row reply never holds other clients' requests for more than a slice. Same bytes.
+ */
+export async function encodeRowsSliced(rows: Rows, sliceRows: number): Promise<Uint8Array> {
+  const e = new RowsEncoder(rows);
   const n = rows.observations.length;
-  const fixed = (a: ArrayLike<number>, T: Int32ArrayConstructor | Float64ArrayConstructor) =>
-    bytesOf(a instanceof T ? (a as Int32Array | Float64Array) : T.from(a));
-  const { indices, texts } = infoDictionary(rows.infos);
-  return rowsWriter.write(
-    n,
-    [
-      { length: n, buffers: [null, fixed(rows.envIndex, Int32Array)] },
-      utf8Column(rows.observations),
-      { length: n, buffers: [null, fixed(rows.rewards, Float64Array)] },
-      { length: n, buffers: [null, boolBits(rows.terminated)] },
-      { length: n, buffers: [null, boolBits(rows.truncated)] },
-      { length: n, buffers: [null, bytesOf(indices)] },
-    ],
-    utf8Column(texts),
-  );
+  for (let from = 0; from < n; from += sliceRows) {
+    if (from > 0) await yieldToEventLoop();
+    e.add(from, Math.min(n, from + sliceRows));
+  }
+  return e.finish();
 }
 
 /**
@@ -290,7 +362,7 @@ export function decodeStepRequest(bytes: Uint8Array): StepRequestRows {
 }
 
 /** Decodes a reset/step reply body (used by the TypeScript tests and tools that act as clients). */
-export function decodeRows(bytes: Uint8Array): RowsBatch {
+export function decodeRows(bytes: Uint8Array): VectorStepResult {
   const table = readTable(bytes);
   expectSchema(table, ROWS_SCHEMA, 'rows');
   const info = table.getChildAt(5)!;
@@ -298,7 +370,7 @@ export function decodeRows(bytes: Uint8Array): RowsBatch {
   for (let i = 0; i < info.length; i++) infos.push(JSON.parse(info.get(i) as string) as Info);
   const bools = (v: Vector) => Array.from({ length: v.length }, (_, i) => Boolean(v.get(i)));
   return {
-    envIndex: readInt32(table.getChildAt(0)!, 'env_index'),
+    indices: Array.from(readInt32(table.getChildAt(0)!, 'env_index')),
     observations: readUtf8(table.getChildAt(1)!, 'observation'),
     rewards: Float64Array.from(table.getChildAt(2)!.toArray() as Float64Array),
     terminated: bools(table.getChildAt(3)!),

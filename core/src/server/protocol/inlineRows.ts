@@ -4,35 +4,17 @@
  * most of a one-env round trip; msgpack arrays cost a few µs. Same columns as the Arrow schemas.
  */
 import type { InlineRows } from './headers.ts';
-import type { RowsBatch, StepRequestRows } from './arrowCodec.ts';
+import type { Rows } from './arrowCodec.ts';
 
-export function rowsToInline(rows: RowsBatch): InlineRows {
+export function rowsToInline(rows: Rows): InlineRows {
   const n = rows.observations.length;
-  // msgpack would pack typed arrays as an extension type Python does not read: use plain arrays.
-  const envIndex: number[] = new Array(n);
-  const reward: number[] = new Array(n);
-  const terminated: boolean[] = new Array(n);
-  const truncated: boolean[] = new Array(n);
-  for (let i = 0; i < n; i++) {
-    envIndex[i] = rows.envIndex[i];
-    reward[i] = rows.rewards[i];
-    terminated[i] = Boolean(rows.terminated[i]);
-    truncated[i] = Boolean(rows.truncated[i]);
+  // The vector layer's arrays go out as they are; only the rewards are a typed array, which msgpack
+  // would pack as an extension type Python does not read.
+  if (!('rewards' in rows)) {
+    const none = new Array<boolean>(n).fill(false);
+    return { env_index: rows.indices, observation: rows.observations, reward: new Array<number>(n).fill(0), terminated: none, truncated: none, info: rows.infos };
   }
-  return { env_index: envIndex, observation: rows.observations, reward, terminated, truncated, info: rows.infos };
-}
-
-export function inlineToRows(rows: InlineRows): RowsBatch {
-  return {
-    envIndex: rows.env_index,
-    observations: rows.observation,
-    rewards: rows.reward,
-    terminated: rows.terminated,
-    truncated: rows.truncated,
-    infos: rows.info,
-  };
-}
-
-export function inlineToActions(rows: { env_index: number[]; action: string[] }): StepRequestRows {
-  return { envIndex: Int32Array.from(rows.env_index), actions: rows.action };
+  const reward: number[] = new Array(n);
+  for (let i = 0; i < n; i++) reward[i] = rows.rewards[i];
+  return { env_index: rows.indices, observation: rows.observations, reward, terminated: rows.terminated, truncated: rows.truncated, info: rows.infos };
 }

@@ -42,9 +42,9 @@ function readField(fb: Flat, t: number): FieldInfo {
 const EXPECTED = 'env_index:Int32, action:Utf8';
 
 /** The columns of a step request body, or INVALID_BODY. */
-export function readStepRequest(bytes: Uint8Array): { envIndex: Int32Array; actions: string[] } {
+export function readStepRequest(bytes: Uint8Array): { indices: number[]; actions: string[] } {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const envIndex: number[] = [];
+  const indices: number[] = [];
   const actions: string[] = [];
   let sawSchema = false;
   let pos = 0;
@@ -75,14 +75,15 @@ export function readStepRequest(bytes: Uint8Array): { envIndex: Int32Array; acti
       if (got !== EXPECTED) invalid(`The step request body must have the schema (${EXPECTED}), got (${got}).`);
       sawSchema = true;
     } else if (headerType === HEADER_RECORD_BATCH && sawSchema) {
-      readBatch(fb, header, view, bodyStart, bodyLength, envIndex, actions);
+      readBatch(fb, header, view, bodyStart, bodyLength, indices, actions);
     } else {
       invalid(sawSchema ? `unexpected message type ${headerType} in a step request` : 'the body does not start with a schema');
     }
     pos = bodyStart + bodyLength;
   }
   if (!sawSchema) invalid('The body is not an Arrow IPC stream (no schema found).');
-  return { envIndex: Int32Array.from(envIndex), actions };
+  // number[] as the vector layer takes it: no typed array in between.
+  return { indices, actions };
 }
 
 function readBatch(fb: Flat, t: number, view: DataView, bodyStart: number, bodyLength: number, envIndex: number[], actions: string[]): void {

@@ -4,6 +4,7 @@ import {
   decodeRows,
   decodeStepRequest,
   encodeRows,
+  encodeRowsSliced,
   encodeStepRequest,
   tableToRows,
 } from '../../../src/server/protocol/arrowCodec.ts';
@@ -11,8 +12,8 @@ import {
 describe('step request codec', () => {
   it('round-trips indices and non-ASCII actions', () => {
     const actions = ['\\boxed{3}', '', 'ünï ✓ 🎲', 'x'.repeat(10_000)];
-    const r = decodeStepRequest(encodeStepRequest({ envIndex: Int32Array.from([3, 0, 2, 1]), actions }));
-    expect(Array.from(r.envIndex)).toEqual([3, 0, 2, 1]);
+    const r = decodeStepRequest(encodeStepRequest({ indices: [3, 0, 2, 1], actions }));
+    expect(Array.from(r.indices)).toEqual([3, 0, 2, 1]);
     expect(r.actions).toEqual(actions);
   });
 
@@ -29,7 +30,7 @@ describe('step request codec', () => {
   });
 
   it('refuses bytes that are not an Arrow stream', () => {
-    for (const bad of [Buffer.from('hello world'), Buffer.alloc(64, 0xff), encodeStepRequest({ envIndex: Int32Array.from([0]), actions: ['a'] }).subarray(0, 40)]) {
+    for (const bad of [Buffer.from('hello world'), Buffer.alloc(64, 0xff), encodeStepRequest({ indices: [0], actions: ['a'] }).subarray(0, 40)]) {
       expect(() => decodeStepRequest(bad)).toThrowError(expect.objectContaining({ code: 'INVALID_BODY' }));
     }
   });
@@ -39,7 +40,7 @@ describe('rows codec', () => {
   it('round-trips rows; equal infos share one dictionary entry', () => {
     const info = { suffix: 'Enter your next guess.' };
     const rows = {
-      envIndex: [0, 1, 2, 3],
+      indices: [0, 1, 2, 3],
       observations: ['a', 'b', '', 'ü'],
       rewards: Float64Array.from([0, 1, -0.1, 0.25]),
       terminated: [false, true, false, true],
@@ -48,7 +49,7 @@ describe('rows codec', () => {
     };
     const bytes = encodeRows(rows);
     const back = decodeRows(bytes);
-    expect(Array.from(back.envIndex)).toEqual(rows.envIndex);
+    expect(Array.from(back.indices)).toEqual(rows.indices);
     expect(back.observations).toEqual(rows.observations);
     expect(Array.from(back.rewards)).toEqual(Array.from(rows.rewards));
     expect(back.terminated).toEqual(rows.terminated);
@@ -83,7 +84,7 @@ describe('rows codec', () => {
     const observations = infos.map((_, i) => (i % 3 === 0 ? `ünï ${i} 🎲` : `obs ${i}`));
     const n = infos.length;
     const rows = {
-      envIndex: Array.from({ length: n }, (_, i) => i),
+      indices: Array.from({ length: n }, (_, i) => i),
       observations,
       rewards: new Float64Array(n),
       terminated: new Array<boolean>(n).fill(false),
@@ -101,7 +102,7 @@ describe('rows codec', () => {
   });
 
   it('encodes an empty batch', () => {
-    const back = decodeRows(encodeRows({ envIndex: [], observations: [], rewards: [], terminated: [], truncated: [], infos: [] }));
+    const back = decodeRows(encodeRows({ indices: [], observations: [], rewards: new Float64Array(0), terminated: [], truncated: [], infos: [] }));
     expect(back.observations).toEqual([]);
   });
 });
@@ -130,7 +131,7 @@ describe('untrusted Arrow bytes', () => {
 
   it('a batch whose metadata claims more rows than its buffers hold is refused', () => {
     const n = 37;
-    const bytes = Buffer.from(encodeStepRequest({ envIndex: Int32Array.from({ length: n }, (_, i) => i), actions: Array(n).fill('a') }));
+    const bytes = Buffer.from(encodeStepRequest({ indices: Array.from({ length: n }, (_, i) => i), actions: Array(n).fill('a') }));
     // Patch every little-endian int64 37 (the batch length and both column node lengths) to 5000.
     let patched = 0;
     for (let i = 0; i + 8 <= bytes.length; i++) {
@@ -154,12 +155,45 @@ describe('step request reader (lean path)', () => {
     writer.write(part([1], ['\\boxed{9}']));
     writer.finish();
     const r = decodeStepRequest(writer.toUint8Array(true));
-    expect(Array.from(r.envIndex)).toEqual([2, 0, 1]);
+    expect(Array.from(r.indices)).toEqual([2, 0, 1]);
     expect(r.actions).toEqual(['a', 'ü', '\\boxed{9}']);
   });
 
   it('names the schema it got when the columns are swapped', () => {
     const t = new Table({ action: vectorFromArray(['a'], new Utf8()), env_index: vectorFromArray([0], new Int32()) });
     expect(() => decodeStepRequest(tableToIPC(t, 'stream'))).toThrowError(/got \(action:Utf8, env_index:Int32\)/);
+  });
+});
+
+describe('sliced reply encoding (fairness)', () => {
+  it('gives the same bytes as one pass, and yields to the event loop between slices', async () => {
+    const n = 1000;
+    const end = { suffix: 'Enter your next guess.', final_obs: 'You won.', final_info: { suffix: 'x' } };
+    const rows = {
+      indices: Array.from({ length: n }, (_, i) => (i * 7) % n),
+      // ASCII and non-ASCII slices mixed: the text column switches to bytes part-way.
+      observations: Array.from({ length: n }, (_, i) => (i > 600 && i % 3 === 0 ? `zahl ${i} ✓` : `turn ${i}`)),
+      rewards: Float64Array.from({ length: n }, (_, i) => i / 10),
+      terminated: Array.from({ length: n }, (_, i) => i % 5 === 0),
+      truncated: Array.from({ length: n }, (_, i) => i % 7 === 0),
+      infos: Array.from({ length: n }, (_, i) => (i % 4 === 0 ? { ...end } : { suffix: `s${i % 3}` })),
+    };
+    let turns = 0;
+    let counting = true;
+    const tick = () => {
+      turns++;
+      if (counting) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const sliced = await encodeRowsSliced(rows, 64);
+    counting = false;
+    expect(Buffer.from(sliced).equals(Buffer.from(encodeRows(rows)))).toBe(true);
+    expect(turns).toBeGreaterThanOrEqual(10); // 16 slices: other work ran in between
+    const back = decodeRows(sliced);
+    expect(back.indices).toEqual(rows.indices);
+    expect(back.observations).toEqual(rows.observations);
+    // A reset's rows (no rewards or flags) encode as reward 0 and both flags false.
+    const reset = decodeRows(encodeRows({ indices: [1, 0], observations: ['a', 'b'], infos: [{}, {}] }));
+    expect({ r: Array.from(reset.rewards), t: reset.terminated, u: reset.truncated }).toEqual({ r: [0, 0], t: [false, false], u: [false, false] });
   });
 });
