@@ -5,20 +5,24 @@
  */
 import { startUiServer } from '../ui/uiServer.ts';
 
-const USAGE = `usage: gem-ts ui [--port N] [--play-dir DIR] [PATH...]
+const USAGE = `usage: gem-ts ui [--port N] [--play-dir DIR] [--chat-template T] [PATH...]
 
 Opens a web app on http://127.0.0.1:PORT (only this machine can reach it).
 PATH: an eval output folder (gem-ts eval --out DIR), a transcripts.jsonl, a
 benchmark result .json, or a folder of those. More can be opened from the page.
 
   --port N          port to listen on (default 8377; 0 picks a free one)
-  --play-dir DIR    where episodes played in the page are saved (default runs/ui-play)`;
+  --play-dir DIR    where episodes played in the page are saved (default runs/ui-play)
+  --chat-template T how the chat-template view renders a turn's prompt: chatml
+                    (default), qwen, llama3, a Jinja file, or a model's
+                    tokenizer_config.json`;
 
 class UsageError extends Error {}
 
 export interface UiArgs {
   port: number;
   playDir: string;
+  chatTemplate?: string;
   paths: string[];
 }
 
@@ -29,10 +33,11 @@ export function parseArgs(args: string[]): UiArgs {
     let value: string | undefined;
     const eq = a.indexOf('=');
     if (a.startsWith('--') && eq > 0) [a, value] = [a.slice(0, eq), a.slice(eq + 1)];
-    if (a === '--port' || a === '--play-dir') {
+    if (a === '--port' || a === '--play-dir' || a === '--chat-template') {
       value ??= args[++i];
       if (value === undefined) throw new UsageError(`${a} needs a value`);
       if (a === '--play-dir') out.playDir = value;
+      else if (a === '--chat-template') out.chatTemplate = value;
       else {
         const n = Number(value);
         if (!/^\d+$/.test(value) || n > 65535) throw new UsageError(`--port needs a port number (0-65535), got '${value}'`);
@@ -61,12 +66,13 @@ export async function run(args: string[]): Promise<number> {
   }
   let ui;
   try {
-    ui = await startUiServer({ port: parsed.port, playDir: parsed.playDir });
+    ui = await startUiServer({ port: parsed.port, playDir: parsed.playDir, chatTemplate: parsed.chatTemplate });
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
     const why = err.code === 'EADDRINUSE' ? `port ${parsed.port} is in use; pick another with --port N (0 = any free port)` : err.message;
     console.error(`gem-ts ui: ${why}`);
-    return 1;
+    // A bad --chat-template is a bad argument; anything else is the machine's.
+    return err.message.startsWith('--chat-template') ? 2 : 1;
   }
   let failed = false;
   for (const p of parsed.paths) {

@@ -10,6 +10,7 @@
  *   GET  /api/runs/:id/benchmark                 learning curves of a benchmark result
  *   GET  /api/compare?a&b                        episodes paired on (env id, seed), first divergence
  *   GET  /api/envs                               registered env ids (for Play)
+ *   GET  /api/chat-templates; POST /api/chat-template {name, messages}   a turn's prompt as the model's template renders it
  *   POST /api/play {env_id, seed, player, …}     start an episode; GET /api/play/:id?since=v long-polls it;
  *   POST /api/play/:id/act {action}, /stop
  */
@@ -22,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { TRANSCRIPT_VERSION } from '../eval/transcript.ts';
 import { TRANSCRIPT_FILE, TranscriptWriter } from '../eval/transcriptStore.ts';
 import { listEnvs } from '../registry/registry.ts';
+import { loadChatTemplates } from './chatTemplates.ts';
 import { compareRuns } from './compareRuns.ts';
 import { envRows, queryFromParams, selectEpisodes } from './episodeTable.ts';
 import { PlaySession, type PlayRequest } from './playSession.ts';
@@ -35,6 +37,8 @@ export interface UiServerOptions {
   /** Where played episodes are saved (a transcripts.jsonl inside it). */
   playDir: string;
   assetsDir?: string;
+  /** A built-in template name, a Jinja file or a tokenizer_config.json for the chat-template view. */
+  chatTemplate?: string;
 }
 
 export interface UiServer {
@@ -86,6 +90,7 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> 
 
 export async function startUiServer(opts: UiServerOptions): Promise<UiServer> {
   const catalog = new RunCatalog();
+  const templates = await loadChatTemplates(opts.chatTemplate);
   const assets = resolve(opts.assetsDir ?? DEFAULT_ASSETS);
   const sessions = new Map<string, PlaySession>();
   let sessionCounter = 0;
@@ -176,6 +181,17 @@ export async function startUiServer(opts: UiServerOptions): Promise<UiServer> {
       return sendJson(res, 200, { a: { id: a.id, name: a.name }, b: { id: b.id, name: b.name }, ...(await compareRuns(a.index, b.index)) });
     }
     if (parts[0] === 'envs') return sendJson(res, 200, { envs: listEnvs() });
+    if (parts[0] === 'chat-templates') return sendJson(res, 200, { names: templates.names, default: templates.default });
+    if (parts[0] === 'chat-template' && method === 'POST') {
+      const body = await readJson(req);
+      const messages = body.messages;
+      if (typeof body.name !== 'string' || !Array.isArray(messages)) throw new HttpError(400, 'name and messages are required');
+      try {
+        return sendJson(res, 200, { text: templates.render(body.name, messages as Parameters<typeof templates.render>[1]) });
+      } catch (e) {
+        throw new HttpError(400, (e as Error).message);
+      }
+    }
     if (parts[0] === 'play') return playApi(req, res, url, parts.slice(1), method);
     throw new HttpError(404, `no API route ${url.pathname}`);
   }

@@ -47,9 +47,9 @@ async function writeBig(path: string, mb: number): Promise<number> {
     for (let i = 0; i < 1000; i++, n++) batch.push(JSON.stringify({ ...searchLines[n % searchLines.length], seed: n }));
     const text = batch.join('\n') + '\n';
     bytes += Buffer.byteLength(text);
-    if (!ws.write(text)) await new Promise((r) => ws.once('drain', r));
+    if (!ws.write(text)) await new Promise<void>((r) => ws.once('drain', () => r()));
   }
-  await new Promise((r) => ws.end(r));
+  await new Promise<void>((r) => ws.end(() => r()));
   return n;
 }
 
@@ -154,7 +154,10 @@ describe.skipIf(skip)('gem-ts ui in Chromium', () => {
     // Turn 3 in chat mode: user, assistant, user, assistant, user.
     expect(await page.locator('.chat .msg').count()).toBe(5);
     await page.click('button[data-view=template]');
-    expect(await page.locator('pre.template').textContent()).toMatch(/^<\|im_start\|>user\n[\s\S]*<\|im_start\|>assistant\n$/);
+    await expect.poll(() => page.locator('pre.template').textContent()).toMatch(/^<\|im_start\|>user\n[\s\S]*<\|im_start\|>assistant\n$/);
+    // The same turn through Llama 3's template.
+    await page.selectOption('select[name=template]', 'llama3');
+    await expect.poll(() => page.locator('pre.template').textContent()).toMatch(/^<\|begin_of_text\|><\|start_header_id\|>user<\|end_header_id\|>/);
   });
 
   it('Runs: a benchmark result shows its learning curves', async () => {
@@ -241,7 +244,7 @@ describe.skipIf(skip)('gem-ts ui in Chromium', () => {
     await page.click('form.open-path button');
     await page.locator('.episode-table tbody tr').first().waitFor();
     // The page answers while the server is still reading (or has just read) the file.
-    expect(await page.evaluate(() => document.querySelectorAll('.episode-table tbody tr').length)).toBe(100);
+    expect(await page.evaluate("document.querySelectorAll('.episode-table tbody tr').length")).toBe(100);
     await expect.poll(() => page.locator('.run-status').textContent(), { timeout: 30_000 }).toContain(`${episodes} episodes ·`);
     await page.click('th[data-sort=line]');
     await page.click('th[data-sort=line]');

@@ -52,10 +52,10 @@ describe('gem-ts ui', () => {
       child.once('exit', (code) => reject(new Error(`gem-ts ui exited ${code}: ${stderr}`)));
     });
     expect(stdout).toContain(`opened x (${out})`);
-    const page = await (await fetch(`${url}/api/runs/x/episodes`)).json();
+    const page = (await (await fetch(`${url}/api/runs/x/episodes`)).json()) as { rows: { seed: number }[] };
     // Episodes are written in the order they finish.
     expect(page.rows.map((r: { seed: number }) => r.seed).sort()).toEqual([0, 1, 2]);
-    const ep = await (await fetch(`${url}/api/runs/x/episodes/1`)).json();
+    const ep = (await (await fetch(`${url}/api/runs/x/episodes/1`)).json()) as { record: unknown };
     expect(ep.record).toMatchObject({ env_id: 'game:GuessTheNumber-v0-easy', model: 'm', success: true });
     expect(await (await fetch(`${url}/`)).text()).toContain('<title>gem-ts ui</title>');
     const code = await new Promise<number | null>((resolve) => {

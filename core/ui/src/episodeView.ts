@@ -7,7 +7,7 @@ import { api, type EpisodeRecord, type TurnRecord } from './api.ts';
 import { clear, fmt, h, notices, type Notice } from './dom.ts';
 import { setQuery, type Route } from './main.ts';
 import { boardsSoFar, conversation, parsedLabel, rawText, replyView } from './render.ts';
-import { chatTemplate, messagesAt } from './turnParts.ts';
+import { messagesAt, type Message } from './turnParts.ts';
 
 const KNOWN = new Set([
   'version', 'env_id', 'seed', 'model', 'mode', 'run_key', 'system', 'turns', 'final_observation', 'num_turns', 'return', 'env_return',
@@ -15,6 +15,29 @@ const KNOWN = new Set([
 ]);
 
 type ObsTab = 'raw' | 'chat' | 'template';
+
+let templateNames: Promise<{ names: string[]; default: string }> | undefined;
+
+/** The turn's prompt through a chat template of the server's (ChatML, Qwen, Llama 3, the model's own). */
+function templateView(messages: Message[], q: URLSearchParams): HTMLElement {
+  const out = rawText('…', 'template');
+  const pick = h('select', { name: 'template' });
+  const show = () => {
+    q.set('template', pick.value);
+    setQuery(q);
+    api<{ text: string }>('chat-template', { name: pick.value, messages })
+      .then((r) => (out.textContent = r.text))
+      .catch((e: Error) => (out.textContent = `(${e.message})`));
+  };
+  pick.addEventListener('change', show);
+  templateNames ??= api<{ names: string[]; default: string }>('chat-templates');
+  void templateNames.then((t) => {
+    const want = q.get('template') ?? t.default;
+    clear(pick, ...t.names.map((n) => h('option', { value: n, selected: n === want }, n)));
+    show();
+  });
+  return h('div', {}, h('label', { class: 'template-pick' }, 'template ', pick), out);
+}
 
 function card(title: string, ...body: (Node | string | null)[]): HTMLElement {
   return h('section', { class: 'card' }, h('h3', {}, title), ...body);
@@ -100,7 +123,7 @@ export async function episodeView(root: HTMLElement, route: Route): Promise<() =
     const tabs: [ObsTab, string][] = [['raw', 'raw'], ['chat', 'chat messages'], ['template', 'chat template']];
     const text = turns[t].user;
     const content =
-      tab === 'chat' ? conversation(messagesAt(ep, t)) : tab === 'template' ? rawText(chatTemplate(messagesAt(ep, t)), 'template') : rawText(text, 'observation');
+      tab === 'chat' ? conversation(messagesAt(ep, t)) : tab === 'template' ? templateView(messagesAt(ep, t), q) : rawText(text, 'observation');
     return h(
       'section',
       { class: 'card obs' },

@@ -1,8 +1,8 @@
 /**
  * What a turn looked like to the model, rebuilt from the transcript: the conversation sent (in chat
  * mode: system, every earlier user/reply pair, this turn's user; in the concat modes: system and this
- * turn's single prompt), the same conversation through a ChatML chat template, and the part of the
- * reply the env or a tool actually parsed.
+ * turn's single prompt), and the part of the reply the env or a tool actually parsed. (The same
+ * conversation through a chat template is rendered by the server: core/src/ui/chatTemplates.ts.)
  */
 import { lastBoxed } from '../../src/envs/games/common.ts';
 import type { EpisodeRecord } from './api.ts';
@@ -20,11 +20,6 @@ export function messagesAt(ep: Pick<EpisodeRecord, 'system' | 'mode' | 'turns'>,
   }
   out.push({ role: 'user', content: ep.turns[t]?.user ?? '' });
   return out;
-}
-
-/** ChatML (Qwen, many others): the text a model with that template is given, ready for its reply. */
-export function chatTemplate(messages: readonly Message[]): string {
-  return messages.map((m) => `<|im_start|>${m.role}\n${m.content}<|im_end|>\n`).join('') + '<|im_start|>assistant\n';
 }
 
 export interface Span {
