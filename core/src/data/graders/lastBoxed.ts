@@ -1,16 +1,24 @@
 /**
- * The content of the LAST `\boxed{…}` (or `\fbox{…}`) in a response, braces matched; GEM's graders
- * all read the final boxed answer. Undefined when there is none or its braces never close.
+ * The content of `\boxed{…}` (or `\fbox{…}`) answers in a response, braces matched; GEM's graders
+ * all read the final boxed answer.
  */
-export function lastBoxed(text: string): string | undefined {
-  const at = Math.max(text.lastIndexOf('\\boxed'), text.lastIndexOf('\\fbox'));
-  if (at < 0) return undefined;
-  let i = at + (text.startsWith('\\boxed', at) ? 6 : 5);
+
+export interface BoxedSpan {
+  content: string;
+  /** Where `\boxed` starts and where the box ends (one past its closing brace). */
+  start: number;
+  end: number;
+}
+
+/** The box whose command starts at `at`, or undefined when its braces never close. */
+function boxAt(text: string, at: number): BoxedSpan | undefined {
+  const isBoxed = text.startsWith('\\boxed', at);
+  let i = at + (isBoxed ? 6 : 5);
   while (i < text.length && (text[i] === ' ' || text[i] === '\t')) i++;
   if (text[i] !== '{') {
     // `\boxed 5`: a space-separated single token, as TeX reads it.
     const token = /^\s+([^\s$]+)/.exec(text.slice(at + 6));
-    return text.startsWith('\\boxed', at) && token ? token[1] : undefined;
+    return isBoxed && token ? { content: token[1], start: at, end: at + 6 + token[0].length } : undefined;
   }
   let depth = 0;
   for (let j = i; j < text.length; j++) {
@@ -20,7 +28,46 @@ export function lastBoxed(text: string): string | undefined {
       continue;
     }
     if (c === '{') depth++;
-    else if (c === '}' && --depth === 0) return text.slice(i + 1, j);
+    else if (c === '}' && --depth === 0) return { content: text.slice(i + 1, j), start: at, end: j + 1 };
   }
   return undefined;
+}
+
+function lastBoxStart(text: string, before: number): number {
+  return Math.max(text.lastIndexOf('\\boxed', before), text.lastIndexOf('\\fbox', before));
+}
+
+/** The content of the LAST box. Undefined when there is none or its braces never close. */
+export function lastBoxed(text: string): string | undefined {
+  const at = lastBoxStart(text, text.length);
+  return at < 0 ? undefined : boxAt(text, at)?.content;
+}
+
+/**
+ * Between two boxes of one answer list: math delimiters, a separator (`,` `;` `and` `or`) and an
+ * optional `x =` before the next box, nothing else (`$\boxed{1}$, $\boxed{2}$`,
+ * `$x=\boxed{1}$ or $x=\boxed{2}$`). Prose between boxes ("so the answer is") ends the list.
+ */
+const LIST_GAP = /^(?:\s|\$|\\[()[\]])*(?:,|;|,?\s*\\?(?:text\{\s*)?(?:and|or)\b\s*\}?)(?:\s|\$|\\[()[\]])*(?:[A-Za-z](?:_\{?\w+\}?)?\s*=\s*)?$/;
+const MAX_BOXES = 16;
+
+/**
+ * The final boxed answer, where several boxes in a row that form one list (separated only by
+ * commas, `and` or `or`) count together: `\boxed{1}, \boxed{2}` → ["1", "2"]. A box after prose
+ * is on its own. Empty when the response has no box.
+ */
+export function finalBoxedList(text: string): string[] {
+  const at = lastBoxStart(text, text.length);
+  if (at < 0) return [];
+  const last = boxAt(text, at);
+  if (!last) return [];
+  const out = [last];
+  while (out.length < MAX_BOXES) {
+    const prevAt = lastBoxStart(text, out[0].start - 1);
+    if (prevAt < 0) break;
+    const prev = boxAt(text, prevAt);
+    if (!prev || prev.end > out[0].start || !LIST_GAP.test(text.slice(prev.end, out[0].start))) break;
+    out.unshift(prev);
+  }
+  return out.map((b) => b.content);
 }

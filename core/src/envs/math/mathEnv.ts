@@ -1,7 +1,8 @@
 /**
- * GEM's MathEnv: one problem per episode, the raw problem text as the observation, and a 1/0 reward
- * for the last `\boxed{}` of the answer (our TypeScript grader, anchored to math-verify). With
- * `use_format_error_reward` an answer without any `\boxed{}` costs −0.1.
+ * GEM's MathEnv: one problem per episode, the problem text as the observation (through
+ * `prompt_template`: raw for the math:* training sets as in GEM, with a `\boxed{}` instruction for the
+ * eval:* sets), and a 1/0 reward for the final `\boxed{}` answer (our TypeScript grader, anchored to
+ * math-verify). With `use_format_error_reward` an answer without any `\boxed{}` costs −0.1.
  *
  * math:Geometry3K (GEM's MathVisualEnv) is the same env with the problem's images in `info.images`,
  * so that observations stay text on the wire.
@@ -11,8 +12,8 @@ import type { EnvSpec } from '../../core/spec.ts';
 import type { DatasetRow } from '../../data/datasetRegistry.ts';
 import { DatasetEnv, requireAnswers, requireText, type Graded } from '../../data/datasetEnv.ts';
 import type { DatasetSource } from '../../data/datasetSource.ts';
-import { datasetOptionFields, datasetSourceFor } from '../../data/datasetOptions.ts';
-import { gradeMathResponse } from '../../data/graders/math/mathGrader.ts';
+import { applyPromptTemplate, datasetOptionFields, datasetSourceFor, promptTemplateField } from '../../data/datasetOptions.ts';
+import { gradeMathResponse, type MathGraderOptions } from '../../data/graders/math/mathGrader.ts';
 import type { ResetOptions, ResetResult } from '../../core/env.ts';
 import type { TaskDatasetEntry } from '../../data/taskCatalog.ts';
 import { register } from '../../registry/registry.ts';
@@ -32,8 +33,22 @@ export const MathOptions = z
      * bounded by construction (size limits) and runs in-process.
      */
     use_mp: z.boolean().default(true),
+    /** `none` (the problem as given), `boxed` (asks for a \boxed{} answer) or a text with {question}. */
+    prompt_template: promptTemplateField.default('none'),
+    /** Decimal places a decimal answer is rounded to before comparing (math-verify's float_rounding). */
+    precision: z.number().int().min(0).max(15).default(6),
+    /** Variable names matter (`x+1` ≠ `y+1`); false matches them by position, as math-verify's strict=False. */
+    strict: z.boolean().default(true),
+    /** Several boxes: `adjacent` grades a list of boxes in a row together (`\boxed{1}, \boxed{2}`); `last` only the last box (GEM). */
+    multi_box: z.enum(['adjacent', 'last']).default('adjacent'),
+    /** With no box, grade the final answer the prose states ("The final answer is $9$"). Evaluation only. */
+    extract_from_prose: z.boolean().default(false),
   })
-  .strict();
+  .strict()
+  .refine((o) => !o.extract_from_prose || o.eval, {
+    message: 'extract_from_prose is for evaluation only (set eval=true); a training reward should insist on the \\boxed{} answer',
+    path: ['extract_from_prose'],
+  });
 export type MathOptions = z.infer<typeof MathOptions>;
 
 interface MathProblem {
@@ -43,8 +58,11 @@ interface MathProblem {
 }
 
 export class MathEnv extends DatasetEnv<MathProblem> {
+  private readonly grading: MathGraderOptions;
+
   constructor(readonly options: MathOptions, private readonly entry: TaskDatasetEntry, seed: number, source?: DatasetSource) {
     super({ source: source ?? datasetSourceFor(entry, options), seed, shuffle: !options.eval });
+    this.grading = { precision: options.precision, strict: options.strict, multiBox: options.multi_box, extractFromProse: options.extract_from_prose };
   }
 
   protected clone(seed: number): MathEnv {
@@ -61,7 +79,7 @@ export class MathEnv extends DatasetEnv<MathProblem> {
   }
 
   protected prompt(problem: MathProblem): string {
-    return problem.question;
+    return applyPromptTemplate(this.options.prompt_template, problem.question);
   }
 
   override async reset(opts?: ResetOptions): Promise<ResetResult> {
@@ -71,8 +89,8 @@ export class MathEnv extends DatasetEnv<MathProblem> {
   }
 
   protected grade(action: string, problem: MathProblem): Graded {
-    const { correct, extracted } = gradeMathResponse(action, problem.answers);
-    if (extracted === undefined && this.options.use_format_error_reward) return { reward: FORMAT_ERROR_REWARD, info: {} };
+    const { correct, extracted, source } = gradeMathResponse(action, problem.answers, this.grading);
+    if ((extracted === undefined || source === 'prose') && this.options.use_format_error_reward && !correct) return { reward: FORMAT_ERROR_REWARD, info: {} };
     return { reward: correct ? 1 : 0, info: { correct } };
   }
 
@@ -90,6 +108,8 @@ export function registerMath(entry: TaskDatasetEntry): void {
       question_key: entry.questionKey,
       answer_key: entry.answerKey,
       eval: entry.evaluation ?? false,
+      // Evaluation sets are played against chat models directly: ask for the boxed answer.
+      prompt_template: entry.evaluation ? 'boxed' : 'none',
       ...(entry.kind === 'math_visual' ? { image_key: 'images' } : {}),
     },
     create: (o: MathOptions, _spec: EnvSpec, seed?: number) => new MathEnv(o, entry, seed ?? 0),

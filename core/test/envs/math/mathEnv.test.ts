@@ -40,9 +40,36 @@ describe('math:* envs', () => {
     }
   });
 
-  it('grades only the last box', async () => {
+  it('grades the final box; a list of boxes in a row counts together unless multi_box is last', async () => {
     expect(await answer('\\boxed{3/4} no: \\boxed{1}')).toMatchObject({ reward: 0 });
     expect(await answer('\\boxed{1} no: \\boxed{3/4}')).toMatchObject({ reward: 1 });
+    const env = make('math:Math12K', { dataset: [{ problem: 'Roots of x^2 = 4?', answer: '\\{2, -2\\}' }] });
+    await env.reset({ options: { idx: 0 } });
+    expect(await env.step('$\\boxed{2}$, $\\boxed{-2}$')).toMatchObject({ reward: 1 });
+    const last = make('math:Math12K', { dataset: [{ problem: 'Roots of x^2 = 4?', answer: '\\{2, -2\\}' }], multi_box: 'last' });
+    await last.reset({ options: { idx: 0 } });
+    expect(await last.step('$\\boxed{2}$, $\\boxed{-2}$')).toMatchObject({ reward: 0 });
+  });
+
+  it('takes the grader options precision and strict', async () => {
+    const rows2 = [{ problem: 'One third to two places?', answer: '\\frac{1}{3}' }, { problem: 'f(t) = ?', answer: 'x^2 + 1' }];
+    const go = async (action: string, idx: number, options: Record<string, unknown>) => {
+      const env = make('math:Math12K', { dataset: rows2, ...options });
+      await env.reset({ options: { idx } });
+      return (await env.step(action)).reward;
+    };
+    expect(await go('\\boxed{0.33}', 0, {})).toBe(0);
+    expect(await go('\\boxed{0.33}', 0, { precision: 2 })).toBe(1);
+    expect(await go('\\boxed{t^2+1}', 1, {})).toBe(0);
+    expect(await go('\\boxed{t^2+1}', 1, { strict: false })).toBe(1);
+    expect(() => make('math:Math12K', { dataset: rows2, precision: -1 })).toThrow(/precision/);
+    expect(() => make('math:Math12K', { dataset: rows2, multi_box: 'first' })).toThrow(/multi_box/);
+  });
+
+  it('prompt_template boxed adds the answer instruction to training sets too', async () => {
+    const env = make('math:Math12K', { dataset: rows, prompt_template: 'boxed' });
+    const { observation } = await env.reset({ options: { idx: 0 } });
+    expect(observation).toMatch(/^Simplify 18\/24\.\n\n.*\\boxed\{\}/s);
   });
 
   it('scores malformed answers 0: no box, unclosed box, unparsable box', async () => {

@@ -16,6 +16,8 @@ export type Expr =
   | { k: 'pow'; base: Expr; exp: Expr }
   | { k: 'fn'; name: string; args: Expr[] }
   | { k: 'pct'; x: Expr }
+  /** `\sum_{v=lo}^{hi} body` and `\prod`: finite ones are evaluated term by term. */
+  | { k: 'bigop'; op: 'sum' | 'prod'; v: string; lo: Expr; hi: Expr; body: Expr }
   | { k: 'text'; text: string };
 
 export type RelOp = '=' | '<' | '>' | '<=' | '>=' | '!=' | 'in';
@@ -37,7 +39,7 @@ export type Answer =
   /** `a \pm b`: both values. */
   | { k: 'pm'; a: Expr; b: Expr };
 
-export const EXPR_KINDS: ReadonlySet<string> = new Set(['num', 'sym', 'const', 'add', 'mul', 'neg', 'div', 'pow', 'fn', 'pct', 'text']);
+export const EXPR_KINDS: ReadonlySet<string> = new Set(['num', 'sym', 'const', 'add', 'mul', 'neg', 'div', 'pow', 'fn', 'pct', 'bigop', 'text']);
 
 export function isExpr(a: Answer): a is Expr {
   return EXPR_KINDS.has(a.k);

@@ -14,8 +14,19 @@ import type { Answer, Expr, RelOp } from './ast.ts';
 import { isExpr } from './ast.ts';
 import { evaluate, freeSymbols, toFloat, type Num } from './evaluate.ts';
 import * as Q from './rational.ts';
+import { matchVariables } from './variables.ts';
 
-const FLOAT_PLACES = 6;
+export interface CompareOptions {
+  /** Decimal places a decimal answer is rounded to before comparing (math-verify's float_rounding). */
+  precision: number;
+  /** Variable names matter (`x + 1` ≠ `y + 1`); off, the variables are matched in sorted order. */
+  strict: boolean;
+}
+
+export const DEFAULT_COMPARE: CompareOptions = { precision: 6, strict: true };
+
+/** The options of the comparison in progress (grading is synchronous, so one at a time). */
+let current: CompareOptions = DEFAULT_COMPARE;
 /** Points at which expressions with free symbols are compared (fixed: grading is deterministic). */
 const SAMPLE_POINTS = [
   [0.6180339887, 1.4142135623, 2.7182818284, 0.5772156649, 1.7320508075, 3.3166247903],
@@ -25,6 +36,7 @@ const SAMPLE_POINTS = [
 ];
 
 /* ----------------------------------------------------------------- numbers and expressions */
+
 
 function numbersClose(a: Num, b: Num): boolean {
   if (a.q && b.q) return Q.equal(a.q, b.q);
@@ -36,16 +48,16 @@ function numbersClose(a: Num, b: Num): boolean {
 }
 
 function rounded(v: Num): Q.Rational | number {
-  if (v.q) return Q.roundDecimal(v.q, FLOAT_PLACES);
-  return Math.round(v.f! * 10 ** FLOAT_PLACES);
+  if (v.q) return Q.roundDecimal(v.q, current.precision);
+  return Math.round(v.f! * 10 ** current.precision);
 }
 
 function roundedEqual(a: Num, b: Num): boolean {
   const ra = rounded(a);
   const rb = rounded(b);
   if (typeof ra !== 'number' && typeof rb !== 'number') return Q.equal(ra, rb);
-  const fa = typeof ra === 'number' ? ra : Math.round(Q.toNumber(ra) * 10 ** FLOAT_PLACES);
-  const fb = typeof rb === 'number' ? rb : Math.round(Q.toNumber(rb) * 10 ** FLOAT_PLACES);
+  const fa = typeof ra === 'number' ? ra : Math.round(Q.toNumber(ra) * 10 ** current.precision);
+  const fb = typeof rb === 'number' ? rb : Math.round(Q.toNumber(rb) * 10 ** current.precision);
   if (Math.abs(fa) > 2 ** 52 || Math.abs(fb) > 2 ** 52) return numbersClose(a, b);
   return fa === fb;
 }
@@ -57,10 +69,13 @@ function isFloatAtom(e: Expr): boolean {
   return false;
 }
 
-/** The integer of `n` or `n%`, else undefined (math-verify lets 9% match 9). */
+/**
+ * The integer of `n` or `n%`, else undefined (math-verify lets 9% match 9). A percentage written
+ * with a zero decimal (`82.0\%`) is the same whole percentage; math-verify would compare 0.82 to 82.
+ */
 function integerOrPercent(e: Expr): bigint | undefined {
   const inner = e.k === 'pct' ? e.x : e;
-  if (inner.k === 'num' && !inner.float && Q.isInteger(inner.value)) return inner.value.n;
+  if (inner.k === 'num' && (!inner.float || e.k === 'pct') && Q.isInteger(inner.value)) return inner.value.n;
   return undefined;
 }
 
@@ -89,6 +104,10 @@ function exprEqual(gold: Expr, pred: Expr): boolean {
     const a = evaluate(gold);
     const b = evaluate(pred);
     if (!a || !b) return false;
+    if (gold.k === 'pct' || pred.k === 'pct') {
+      const [ig, ip] = [integerOrPercent(gold), integerOrPercent(pred)];
+      if (ig !== undefined && ip !== undefined) return ig === ip;
+    }
     if (isFloatAtom(gold) || isFloatAtom(pred)) {
       // Against an exact integer a decimal must be that integer (2.0 ~ 2, but 2.0000001 ≁ 2), as in
       // math-verify, where a rounded Float never equals an Integer and only exact equality is left.
@@ -143,13 +162,39 @@ function diff(l: Answer, r: Answer): Expr | undefined {
   return isExpr(l) && isExpr(r) ? { k: 'add', terms: [l, { k: 'neg', x: r }] } : undefined;
 }
 
+/**
+ * Equations with the same solutions because one is the other times a non-zero constant
+ * (`2x + 4y - 3 = 0` and `y = -x/2 + 3/4`): (lhs − rhs) of the two have a constant ratio.
+ */
+function proportional(gd: Expr, pd: Expr): boolean {
+  const vars = [...new Set([...freeSymbols(gd), ...freeSymbols(pd)])].sort();
+  if (vars.length === 0) return false;
+  let ratio: number | undefined;
+  let compared = 0;
+  for (const point of SAMPLE_POINTS) {
+    const values = new Map(vars.map((v, i) => [v, point[i % point.length] + Math.floor(i / point.length)]));
+    const a = evaluate(gd, values);
+    const b = evaluate(pd, values);
+    if (!a || !b) return false;
+    const [x, y] = [toFloat(a), toFloat(b)];
+    if (Number.isNaN(x) && Number.isNaN(y)) continue;
+    if (!Number.isFinite(x) || !Number.isFinite(y) || x === 0 || y === 0) return false;
+    const r = x / y;
+    if (ratio === undefined) ratio = r;
+    else if (Math.abs(r - ratio) > 1e-9 * Math.abs(ratio)) return false;
+    compared++;
+  }
+  return compared >= 2;
+}
+
 function compareSingleRelation(g: [Answer, RelOp, Answer], p: [Answer, RelOp, Answer]): boolean {
   const [gl, gop, gr] = g;
   const [pl, pop, pr] = p;
   const gd = diff(gl, gr);
   const pd = diff(pl, pr);
-  if (!gd || !pd) return gop === pop && answersEqual(gl, pl) && answersEqual(gr, pr);
+  if (!gd || !pd) return gop === pop && same(gl, pl) && same(gr, pr);
   if (gop === pop && exprEqual(gd, pd)) return true;
+  if (gop === '=' && pop === '=' && proportional(gd, pd)) return true;
   const flipped = gop === '=' || gop === '!=' ? gop : INVERSE[gop];
   return flipped === pop && exprEqual(gd, { k: 'neg', x: pd });
 }
@@ -164,9 +209,10 @@ function compareRelations(gold: Extract<Answer, { k: 'rel' }>, pred: Extract<Ans
   return g.length === p.length && g.every((r, i) => compareSingleRelation(r, p[i]));
 }
 
-/** `x < 3`, `2 \le x < 5`, `x \ge 1` over one symbol → the interval it describes. */
+/** `x < 3`, `2 \le x < 5`, `x \ge 1`, `0 < f(x) < 1` → the interval it describes. */
 function relationAsInterval(rel: Extract<Answer, { k: 'rel' }>): Answer | undefined {
-  const isVar = (a: Answer) => a.k === 'sym';
+  // The bounded side is a variable or any expression of variables (`0 < f(x) < 1`); the bounds are numbers.
+  const isVar = (a: Answer) => isExpr(a) && freeSymbols(a).size > 0;
   const inf: Expr = { k: 'const', name: 'inf' };
   const minusInf: Expr = { k: 'neg', x: inf };
   const chain = splitChain(rel);
@@ -228,14 +274,22 @@ function asCollection(a: Answer): Collection | undefined {
   }
 }
 
+/** A set's items with repeats dropped (`1, 1, 2` is the set {1, 2}); long lists are kept as they are. */
+function distinct(items: Answer[]): Answer[] {
+  if (items.length > 32) return items;
+  const out: Answer[] = [];
+  for (const x of items) if (!out.some((y) => same(y, x))) out.push(x);
+  return out;
+}
+
 function matchUnordered(gold: Answer[], pred: Answer[]): boolean {
   if (gold.length !== pred.length) return false;
-  if (gold.length > 8) return gold.every((g, i) => answersEqual(g, pred[i]));
+  if (gold.length > 8) return gold.every((g, i) => same(g, pred[i]));
   const used = new Array<boolean>(pred.length).fill(false);
   const place = (i: number): boolean => {
     if (i === gold.length) return true;
     for (let j = 0; j < pred.length; j++) {
-      if (used[j] || !answersEqual(gold[i], pred[j])) continue;
+      if (used[j] || !same(gold[i], pred[j])) continue;
       used[j] = true;
       if (place(i + 1)) return true;
       used[j] = false;
@@ -246,11 +300,11 @@ function matchUnordered(gold: Answer[], pred: Answer[]): boolean {
 }
 
 function matchOrdered(gold: Answer[], pred: Answer[]): boolean {
-  return gold.length === pred.length && gold.every((g, i) => answersEqual(g, pred[i]));
+  return gold.length === pred.length && gold.every((g, i) => same(g, pred[i]));
 }
 
 function compareIntervals(g: Extract<Answer, { k: 'interval' }>, p: Extract<Answer, { k: 'interval' }>): boolean {
-  return g.loOpen === p.loOpen && g.hiOpen === p.hiOpen && answersEqual(g.lo, p.lo) && answersEqual(g.hi, p.hi);
+  return g.loOpen === p.loOpen && g.hiOpen === p.hiOpen && same(g.lo, p.lo) && same(g.hi, p.hi);
 }
 
 function compareStructures(gold: Answer, pred: Answer): boolean {
@@ -269,11 +323,12 @@ function compareStructures(gold: Answer, pred: Answer): boolean {
   if (!p && g) p = openPair(pred);
   if (g && p) {
     // A gold set is unordered; a gold tuple is read in the written order of the answer.
-    return g.kind === 'set' ? matchUnordered(g.items, p.items) : matchOrdered(g.items, p.items);
+    if (g.kind === 'set') return matchUnordered(g.items, p.items) || (p.kind === 'set' && matchUnordered(distinct(g.items), distinct(p.items)));
+    return matchOrdered(g.items, p.items);
   }
   // A lone value against a one-element collection.
-  if (g && !p && isExpr(pred)) return g.items.length === 1 && answersEqual(g.items[0], pred);
-  if (p && !g && isExpr(gold)) return p.items.length === 1 && answersEqual(gold, p.items[0]);
+  if (g && !p && isExpr(pred)) return g.items.length === 1 && same(g.items[0], pred);
+  if (p && !g && isExpr(gold)) return p.items.length === 1 && same(gold, p.items[0]);
   return false;
 }
 
@@ -284,7 +339,17 @@ function lastSide(rel: Extract<Answer, { k: 'rel' }>): Answer {
 }
 
 /** True when `pred` expresses the same answer as `gold` (the order matters: gold sets the format). */
-export function answersEqual(gold: Answer, pred: Answer): boolean {
+export function answersEqual(gold: Answer, pred: Answer, options: CompareOptions = DEFAULT_COMPARE): boolean {
+  const outer = current;
+  current = options;
+  try {
+    return same(gold, options.strict ? pred : matchVariables(gold, pred));
+  } finally {
+    current = outer;
+  }
+}
+
+function same(gold: Answer, pred: Answer): boolean {
   if (isAssignment(gold)) gold = { k: 'rel', ops: ['='], items: [gold.items[0], lastSide(gold)] };
   if (isAssignment(pred)) pred = { k: 'rel', ops: ['='], items: [pred.items[0], lastSide(pred)] };
   if (isEquation(pred) && !isEquation(gold)) pred = lastSide(pred);

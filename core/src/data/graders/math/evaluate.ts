@@ -169,6 +169,8 @@ function hasInfinity(e: Expr): boolean {
       return hasInfinity(e.base) || hasInfinity(e.exp);
     case 'fn':
       return e.args.some(hasInfinity);
+    case 'bigop':
+      return hasInfinity(e.lo) || hasInfinity(e.hi) || hasInfinity(e.body);
     default:
       return false;
   }
@@ -225,9 +227,52 @@ function evaluateRaw(e: Expr, vars?: ReadonlyMap<string, number>): Num | undefin
       }
       return callFunction(e.name, args);
     }
+    case 'bigop':
+      return evaluateBigOperator(e, vars);
     case 'text':
       return undefined;
   }
+}
+
+/** Terms a finite `\sum`/`\prod` may have; a longer one has no value here. */
+const MAX_TERMS = 1000;
+
+/** `e` with the bound variable `v` replaced by the number `value`. */
+function substitute(e: Expr, v: string, value: Expr): Expr {
+  switch (e.k) {
+    case 'sym':
+      return e.name === v ? value : e;
+    case 'add':
+      return { k: 'add', terms: e.terms.map((t) => substitute(t, v, value)) };
+    case 'mul':
+      return { k: 'mul', factors: e.factors.map((t) => substitute(t, v, value)) };
+    case 'neg':
+    case 'pct':
+      return { k: e.k, x: substitute(e.x, v, value) };
+    case 'div':
+      return { k: 'div', num: substitute(e.num, v, value), den: substitute(e.den, v, value) };
+    case 'pow':
+      return { k: 'pow', base: substitute(e.base, v, value), exp: substitute(e.exp, v, value) };
+    case 'fn':
+      return { k: 'fn', name: e.name, args: e.args.map((t) => substitute(t, v, value)) };
+    case 'bigop':
+      // An inner operator over the same variable shadows it.
+      return { ...e, lo: substitute(e.lo, v, value), hi: substitute(e.hi, v, value), body: e.v === v ? e.body : substitute(e.body, v, value) };
+    default:
+      return e;
+  }
+}
+
+function evaluateBigOperator(e: Extract<Expr, { k: 'bigop' }>, vars?: ReadonlyMap<string, number>): Num | undefined {
+  const lo = evaluate(e.lo, vars);
+  const hi = evaluate(e.hi, vars);
+  if (!lo?.q || !hi?.q || !Q.isInteger(lo.q) || !Q.isInteger(hi.q)) return undefined;
+  const count = hi.q.n - lo.q.n + 1n;
+  if (count > BigInt(MAX_TERMS)) return undefined;
+  const terms: Expr[] = [];
+  for (let k = lo.q.n; k <= hi.q.n; k++) terms.push(substitute(e.body, e.v, { k: 'num', value: Q.rat(k), float: false }));
+  // An empty sum is 0 and an empty product 1, as the add/mul identities give.
+  return evaluate(e.op === 'sum' ? { k: 'add', terms } : { k: 'mul', factors: terms }, vars);
 }
 
 /** Free symbols of an expression (`e` counts as Euler's number, not a symbol). */
@@ -257,6 +302,14 @@ export function freeSymbols(e: Expr, out = new Set<string>()): Set<string> {
     case 'fn':
       e.args.forEach((t) => freeSymbols(t, out));
       break;
+    case 'bigop': {
+      freeSymbols(e.lo, out);
+      freeSymbols(e.hi, out);
+      const inner = freeSymbols(e.body);
+      inner.delete(e.v);
+      inner.forEach((x) => out.add(x));
+      break;
+    }
     default:
       break;
   }

@@ -36,9 +36,32 @@ function keepSizedDelimiter(_m: string, delim: string | undefined): string {
 }
 
 /** Everything we strip or rewrite before parsing. Returns the cleaned LaTeX. */
+/** `\\frac`, `\\left(`: LaTeX escaped twice (a JSON or Python string written out once too often). */
+function undoDoubleEscape(s: string): string {
+  if (!/\\\\[a-zA-Z]/.test(s)) return s;
+  return s.replace(/\\\\\\\\/g, '\u0000').replace(/\\\\(?=[a-zA-Z{}])/g, '\\').replace(/\u0000/g, '\\\\');
+}
+
+/**
+ * Digit groups joined by a thousands separator, in the spellings LaTeX answers use: `,\!` `\!,\!`
+ * `{,}` and spacing (`\,` `\ ` `\;` `~`, a plain space) before groups of exactly three digits.
+ * The whole answer must be such a number (`1, 234` is a list, but `1,\!234` is not).
+ */
+const SEPARATED_NUMBER = /^-?\d{1,3}(?:(?:,|\s|(?:\\[,; ]|~)\s?)\d{3})+(?:\.\d+)?$/;
+const LATEX_THOUSANDS = /(\d)(?:\\!)?(?:,\\!|\{,\})(?:\\!)?\s*(?=\d{3}(?!\d))/g;
+
+function joinThousands(s: string): string {
+  // A decimal comma where it can be neither a list nor thousands: `0,111` (math-verify reads it so too).
+  if (/^-?0,\d+$/.test(s)) return s.replace(',', '.');
+  // `,\!` and `{,}` only ever separate thousands, wherever they stand (`16,\!386.20`, `(1,\!000, 2)`).
+  s = s.replace(LATEX_THOUSANDS, '$1');
+  return SEPARATED_NUMBER.test(s) ? s.replace(/[^\d.-]/g, '') : s;
+}
+
 export function normalizeLatex(input: string): string {
   let s = input.trim().replace(/[ \t\r\n]+/g, ' ');
   if (s.includes('\\boxed') || s.includes('\\fbox')) s = lastBoxed(s) ?? s;
+  s = joinThousands(undoDoubleEscape(s));
   s = s
     .replace(/\\\$|\$/g, '')
     .replace(/\\(?:dots|ldots|cdots|dotsc|dotsb)(?![a-zA-Z])/g, '')
@@ -55,7 +78,6 @@ export function normalizeLatex(input: string): string {
     .replace(/[\n\t\r]/g, ' ')
     .replace(SPACING, ' ')
     .replace(/−|–/g, '-')
-    .replace(/\\\\(?=[a-zA-Z])/g, '\\')
     .trim();
   if (!/matrix|array/.test(s)) s = s.replace(/\\\\/g, ' ');
 

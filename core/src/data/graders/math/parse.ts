@@ -74,19 +74,27 @@ class Parser {
     return items.length === 1 ? items[0] : { k: 'list', items };
   }
 
-  /** Items separated by `,` or `;` up to (not including) a closer or the end. */
+  /**
+   * Items separated by `,` or `;` up to (not including) a closer or the end. Where both appear, `;`
+   * separates groups of comma-separated items: `p=5,q=2;p=7,q=2` is two pairs.
+   */
   private parseList(closers: Set<string>): Answer[] {
-    const items: Answer[] = [];
+    const groups: Answer[][] = [[]];
+    const close = (): Answer[] => {
+      if (groups.length === 1) return groups[0];
+      return groups.filter((g) => g.length).map((g) => (g.length === 1 ? g[0] : { k: 'tuple', items: g }));
+    };
     for (;;) {
       const t = this.peek();
-      if (t === undefined || (t.t === 'sym' && closers.has(t.text)) || (t.t === 'cmd' && closers.has(`\\${t.text}`))) return items;
-      items.push(this.parseUnion());
+      if (t === undefined || (t.t === 'sym' && closers.has(t.text)) || (t.t === 'cmd' && closers.has(`\\${t.text}`))) return close();
+      groups[groups.length - 1].push(this.parseUnion());
       if (this.isSym(',') || this.isSym(';')) {
+        if (this.isSym(';')) groups.push([]);
         this.pos++;
         continue;
       }
       const after = this.peek();
-      if (after === undefined || (after.t === 'sym' && closers.has(after.text)) || (after.t === 'cmd' && closers.has(`\\${after.text}`))) return items;
+      if (after === undefined || (after.t === 'sym' && closers.has(after.text)) || (after.t === 'cmd' && closers.has(`\\${after.text}`))) return close();
       throw new ParseError(`unexpected ${after.text}`);
     }
   }
@@ -112,16 +120,57 @@ class Parser {
     return undefined;
   }
 
+  private consumeRelOp(op: RelOp): void {
+    const t = this.peek()!;
+    this.pos += t.t === 'sym' && (op === '<=' || op === '>=' || op === '!=') ? 2 : 1;
+  }
+
+  /**
+   * A relation chain. `\approx` ends the exact part of an answer, as math-verify reads it: after a
+   * bare variable it assigns (`x \approx 0.33` is `x = 0.33`), otherwise what follows it is an
+   * approximation that is not graded (`\frac{1}{3} \approx 0.33` is 1/3).
+   */
   private parseRelation(): Answer {
-    const items = [this.parseSum()];
+    if (this.isCmd('approx')) this.pos++;
+    const items = [this.parseRatio()];
     const ops: RelOp[] = [];
-    for (let op = this.relOp(); op; op = this.relOp()) {
-      const t = this.peek()!;
-      this.pos += t.t === 'sym' && (op === '<=' || op === '>=' || op === '!=') ? 2 : 1;
-      ops.push(op);
-      items.push(this.parseSum());
+    for (;;) {
+      const op = this.relOp();
+      if (op) {
+        this.consumeRelOp(op);
+        ops.push(op);
+        items.push(this.parseRatio());
+      } else if (this.isCmd('approx')) {
+        this.pos++;
+        if (ops.length === 0 && items[0].k === 'sym') {
+          ops.push('=');
+          items.push(this.parseRatio());
+        } else this.skipApproximation();
+      } else break;
     }
     return ops.length ? { k: 'rel', ops, items } : items[0];
+  }
+
+  /** The rest of a chain after an ungraded `\approx`. */
+  private skipApproximation(): void {
+    this.parseRatio();
+    for (let op = this.relOp(); op || this.isCmd('approx'); op = this.relOp()) {
+      if (op) this.consumeRelOp(op);
+      else this.pos++;
+      this.parseRatio();
+    }
+  }
+
+  /** `a:b` is the ratio a/b (math-verify's reading); `V_1:V_2 = 11:21` then compares as values. */
+  private parseRatio(): Answer {
+    const first = this.parseSum();
+    if (!this.isSym(':')) return first;
+    let acc = asExpr(first);
+    while (this.isSym(':')) {
+      this.pos++;
+      acc = { k: 'div', num: acc, den: asExpr(this.parseSum()) };
+    }
+    return acc;
   }
 
   private parseSum(): Answer {
@@ -170,7 +219,7 @@ class Parser {
       return (
         t.text === 'pi' || t.text === 'infty' || t.text === 'frac' || t.text === 'sqrt' || t.text.endsWith('binom') ||
         FUNCTIONS.has(t.text) || GREEK.has(t.text) || TEXT_CMDS.has(t.text) || t.text === 'operatorname' ||
-        t.text === 'lfloor' || t.text === 'lceil' || t.text === 'begin'
+        t.text === 'lfloor' || t.text === 'lceil' || t.text === 'begin' || t.text === 'sum' || t.text === 'prod'
       );
     }
     return t.text === '(' || t.text === '{' || t.text === '\\{' || (t.text === '|' && this.inAbs === 0);
@@ -363,6 +412,21 @@ class Parser {
     return power ? { k: 'pow', base: call, exp: power } : call;
   }
 
+  /** `\sum_{k=1}^{n} body`: the body is one term (a product), as in `\sum_{k=1}^{n} k^2 + 1`. */
+  private parseBigOperator(op: 'sum' | 'prod'): Expr {
+    this.expectSym('_');
+    const lower = this.isSym('{') ? this.rawGroup() : [];
+    const eq = lower.findIndex((t) => t.t === 'sym' && t.text === '=');
+    if (eq !== 1 || lower[0].t !== 'letter') throw new ParseError(`\\${op} needs a lower limit k=…`);
+    const lo = new Parser(lower.slice(2));
+    lo.depth = this.depth + 1;
+    const loExpr = asExpr(lo.parseAll());
+    this.expectSym('^');
+    const hi = this.parseScript();
+    const body = asExpr(this.parseTerm());
+    return { k: 'bigop', op, v: lower[0].text.toLowerCase(), lo: loExpr, hi, body };
+  }
+
   private parseMatrix(): Answer {
     const env = this.rawGroup().map((t) => t.text).join('');
     if (!MATRIX_ENVS.has(env)) throw new ParseError(`environment ${env}`);
@@ -477,7 +541,13 @@ class Parser {
       return this.parseFunction(fname);
     }
     if (GREEK.has(name)) return { k: 'sym', name };
-    if (TEXT_CMDS.has(name)) return this.parseText(this.rawGroup());
+    if (TEXT_CMDS.has(name)) {
+      const raw = this.rawGroup();
+      // `\mathrm{e}`: Euler's number set upright, as ISO typesetting asks.
+      if ((name === 'mathrm' || name === 'operatorname') && raw.length === 1 && raw[0].text === 'e') return { k: 'sym', name: 'e' };
+      return this.parseText(raw);
+    }
+    if (name === 'sum' || name === 'prod') return this.parseBigOperator(name);
     if (name === 'lfloor' || name === 'lceil') {
       const x = asExpr(this.parseSum());
       if (!this.isCmd(name === 'lfloor' ? 'rfloor' : 'rceil')) throw new ParseError(`unclosed ${name}`);
@@ -489,6 +559,38 @@ class Parser {
   }
 }
 
+/** Top-level `=` signs of a token list (outside any brackets or braces). */
+function topLevelEquals(toks: Token[]): number[] {
+  const at: number[] = [];
+  let depth = 0;
+  toks.forEach((t, i) => {
+    if (t.t !== 'sym') return;
+    if ('([{'.includes(t.text) || t.text === '\\{') depth++;
+    else if (')]}'.includes(t.text) || t.text === '\\}') depth--;
+    else if (t.text === '=' && depth === 0) at.push(i);
+  });
+  return at;
+}
+
+/**
+ * Parses a normalised answer. A chain of equalities whose middle we cannot read (an unknown
+ * command: `x = \foo{3} = 5`) is read by its two ends, since an equation is graded by its last
+ * side anyway.
+ */
 export function parseLatex(normalised: string): Answer {
-  return new Parser(tokenize(normalised)).parseAll();
+  const toks = tokenize(normalised);
+  try {
+    return new Parser(toks).parseAll();
+  } catch (e) {
+    const eqs = topLevelEquals(toks);
+    if (!(e instanceof ParseError) || eqs.length === 0) throw e;
+    const last = new Parser(toks.slice(eqs[eqs.length - 1] + 1)).parseAll();
+    let first: Answer;
+    try {
+      first = new Parser(toks.slice(0, eqs[0])).parseAll();
+    } catch {
+      return last;
+    }
+    return { k: 'rel', ops: ['='], items: [first, last] };
+  }
 }

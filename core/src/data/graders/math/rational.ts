@@ -65,10 +65,12 @@ export function toNumber(a: Rational): number {
   return Number((a.n * 10n ** shift) / a.d) / 10 ** Number(shift);
 }
 
-/** Rounds to `places` decimal places (half away from zero), exactly. */
+/** Rounds to `places` decimal places, ties to even (as sympy's Float.round: 0.125 → 0.12), exactly. */
 export function roundDecimal(a: Rational, places: number): Rational {
   const scale = 10n ** BigInt(places);
-  const scaled = a.n * scale;
-  const twice = (2n * (scaled < 0n ? -scaled : scaled) + a.d) / (2n * a.d);
-  return rat(scaled < 0n ? -twice : twice, scale);
+  const scaled = (a.n < 0n ? -a.n : a.n) * scale;
+  let q = scaled / a.d;
+  const twiceRest = 2n * (scaled - q * a.d);
+  if (twiceRest > a.d || (twiceRest === a.d && q % 2n === 1n)) q++;
+  return rat(a.n < 0n ? -q : q, scale);
 }
