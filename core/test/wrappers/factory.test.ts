@@ -114,7 +114,7 @@ describe('env.spec and makeFromSpec', () => {
     const vec = makeVec('game:GuessTheNumber-v0', {
       numEnvs: 2,
       options: { maxTurns: 2, min_number: 1, max_number: 3 },
-      wrappers: 'time_limit,concat_chat',
+      wrappers: ['time_limit', 'concat_chat'],
       wrapperOptions: { max_episode_steps: 5, chat_template: 'qwen' },
     });
     const spec = (vec as unknown as { envAt(i: number): Env }).envAt(1).spec!;
