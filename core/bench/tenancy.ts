@@ -3,8 +3,9 @@
  *
  * 1. Push and free: `clients` clients one after another each push `tables` distinct Arrow tables of
  *    about `mb` MB (the issue's case: 3 × 3 × 38 MB), make a math env over one and reset it, then
- *    close. The server's RSS and heap (from `stats`) at the start, at the peak and after the last
- *    client left; the aim is RSS back within 10% of the start.
+ *    close; `rounds` times over. The server's RSS and heap (from `stats`) at the start, at the peak
+ *    and after the last client of each round left; the aim is RSS back within 10% of the start, and
+ *    no growth from round to round.
  * 2. Burst: 100 clients × 16 envs of game:GuessTheNumber-v0-easy, every client stepping all its envs
  *    (inline rows, random valid actions) with one request in flight, all at once: env-steps/s over
  *    all clients and the per-request latency p50/p99/max. The peer in the same run is one client
@@ -29,6 +30,7 @@ const SECONDS = Number(process.env.GEM_BENCH_SECONDS ?? 5);
 const MB = Number(process.env.TENANCY_MB ?? 38);
 const PUSH_CLIENTS = Number(process.env.TENANCY_CLIENTS ?? 3);
 const TABLES = Number(process.env.TENANCY_TABLES ?? 3);
+const ROUNDS = Number(process.env.TENANCY_ROUNDS ?? 3);
 const BURST_CLIENTS = 100;
 const ENVS_PER_CLIENT = 16;
 const ID = 'game:GuessTheNumber-v0-easy';
@@ -85,7 +87,7 @@ function bigTable(tag: string, mb: number): Uint8Array {
 
 async function pushAndFree(endpoint: string) {
   const watcher = new Client(endpoint);
-  const server = async () => (await watcher.request({ op: 'stats' })).server as { rss_bytes: number; heap_used_bytes: number; datasets: number; dataset_bytes: number };
+  const server = async () => (await watcher.request({ op: 'stats' })).server as { rss_bytes: number; heap_used_bytes: number; external_bytes: number; datasets: number; dataset_bytes: number };
   await watcher.request({ op: 'hello' });
   // The start: a server that has already served one push of the same kind (code loaded and compiled,
   // the freed-memory collection run once), not a process still loading its modules.
@@ -97,33 +99,41 @@ async function pushAndFree(endpoint: string) {
   warm.close();
   await sleep(3000);
   const start = await server();
-  let peak = start;
-  for (let c = 0; c < PUSH_CLIENTS; c++) {
-    const client = new Client(endpoint);
-    for (let t = 0; t < TABLES; t++) await client.request({ op: 'register_dataset', name: `c${c}/t${t}` }, bigTable(`client ${c} table ${t}`, MB));
-    const h = (await client.request({ op: 'make', env_ids: 'math:GSM8K', options: { dataset: `c${c}/t0` } })).handle;
-    await client.request({ op: 'reset', handle: h, options: { idx: 0 } });
-    const s = await server();
-    if (s.rss_bytes > peak.rss_bytes) peak = s;
-    await client.request({ op: 'close' });
-    client.close();
-  }
-  // RSS after: the lowest over 10 s of idling (the allocator hands pages back over a few GC cycles).
-  let after = await server();
-  for (let i = 0; i < 40; i++) {
-    await sleep(250);
-    const s = await server();
-    if (s.rss_bytes < after.rss_bytes) after = s;
+  const rounds = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    let peak = start;
+    for (let c = 0; c < PUSH_CLIENTS; c++) {
+      const client = new Client(endpoint);
+      for (let t = 0; t < TABLES; t++) {
+        await client.request({ op: 'register_dataset', name: `c${c}/t${t}` }, bigTable(`round ${round} client ${c} table ${t}`, MB));
+      }
+      const h = (await client.request({ op: 'make', env_ids: 'math:GSM8K', options: { dataset: `c${c}/t0` } })).handle;
+      await client.request({ op: 'reset', handle: h, options: { idx: 0 } });
+      const s = await server();
+      if (s.rss_bytes > peak.rss_bytes) peak = s;
+      await client.request({ op: 'close' });
+      client.close();
+    }
+    // RSS after: the lowest over 10 s of idling (the allocator hands pages back over a few GC cycles).
+    let after = await server();
+    for (let i = 0; i < 40; i++) {
+      await sleep(250);
+      const s = await server();
+      if (s.rss_bytes < after.rss_bytes) after = s;
+    }
+    rounds.push({
+      peak: { rss_mib: mib(peak.rss_bytes), heap_mib: mib(peak.heap_used_bytes), external_mib: mib(peak.external_bytes), datasets: peak.datasets, dataset_mib: mib(peak.dataset_bytes) },
+      after: { rss_mib: mib(after.rss_bytes), heap_mib: mib(after.heap_used_bytes), external_mib: mib(after.external_bytes), datasets: after.datasets, dataset_mib: mib(after.dataset_bytes) },
+      rss_after_over_start: Math.round((after.rss_bytes / start.rss_bytes) * 1000) / 1000,
+    });
   }
   watcher.close();
   return {
     clients: PUSH_CLIENTS,
     tables_per_client: TABLES,
     table_mb: MB,
-    start: { rss_mib: mib(start.rss_bytes), heap_mib: mib(start.heap_used_bytes), datasets: start.datasets },
-    peak: { rss_mib: mib(peak.rss_bytes), heap_mib: mib(peak.heap_used_bytes), datasets: peak.datasets, dataset_mib: mib(peak.dataset_bytes) },
-    after: { rss_mib: mib(after.rss_bytes), heap_mib: mib(after.heap_used_bytes), datasets: after.datasets, dataset_mib: mib(after.dataset_bytes) },
-    rss_after_over_start: Math.round((after.rss_bytes / start.rss_bytes) * 1000) / 1000,
+    start: { rss_mib: mib(start.rss_bytes), heap_mib: mib(start.heap_used_bytes), external_mib: mib(start.external_bytes), datasets: start.datasets },
+    rounds,
   };
 }
 
@@ -171,7 +181,12 @@ async function burst(endpoint: string, clients: number, envs: number) {
 const { endpoint, stop } = await startServer();
 try {
   const push = await pushAndFree(endpoint);
-  console.log(`push and free: RSS ${push.start.rss_mib} → peak ${push.peak.rss_mib} → after ${push.after.rss_mib} MiB (×${push.rss_after_over_start}); heap ${push.start.heap_mib} → ${push.peak.heap_mib} → ${push.after.heap_mib} MiB`);
+  push.rounds.forEach((r, i) => {
+    console.log(
+      `push and free, round ${i + 1}: RSS ${push.start.rss_mib} → peak ${r.peak.rss_mib} → after ${r.after.rss_mib} MiB (×${r.rss_after_over_start}); ` +
+        `heap ${push.start.heap_mib} → ${r.peak.heap_mib} → ${r.after.heap_mib} MiB; datasets held after: ${r.after.datasets}`,
+    );
+  });
   const many = await burst(endpoint, BURST_CLIENTS, ENVS_PER_CLIENT);
   const one = await burst(endpoint, 1, BURST_CLIENTS * ENVS_PER_CLIENT);
   for (const b of [many, one]) {

@@ -45,6 +45,8 @@ export interface ServerStats {
   requests: number;
   rss_bytes: number;
   heap_used_bytes: number;
+  /** Memory outside the JS heap held by JS objects (Buffers, ArrayBuffers). */
+  external_bytes: number;
   /** CPU time of the server process (user + system), for per-CPU-second rates in benchmarks. */
   cpu_s: number;
   /** Distinct pushed datasets held for all clients, and their bytes (identical bytes count once). */
@@ -160,6 +162,7 @@ export class GemServer {
       requests: this.requestCount,
       rss_bytes: mem.rss,
       heap_used_bytes: mem.heapUsed,
+      external_bytes: mem.external,
       cpu_s: (cpu.user + cpu.system) / 1e6,
       ...this.tenancy.totals(),
     };
