@@ -208,8 +208,26 @@ describe.skipIf(skip)('gem-ts ui in Chromium', () => {
     expect(await page.locator('.turn-chip[data-turn]').count()).toBe(moves + 1);
   });
 
+  it('Play: a click on a board cell writes its row and column into the move', async () => {
+    await go('/play');
+    await page.selectOption('select[name=player]', 'human');
+    await page.fill('input[name=env_id]', 'game:Minesweeper-v0-easy');
+    await page.fill('input[name=seed]', '0');
+    await page.click('.play-form button[type=submit]');
+    await page.locator('form.act').waitFor();
+    await page.fill('input[name=action]', 'reveal');
+    await page.locator('table.board tbody tr:nth-child(3) td:nth-of-type(4)').click();
+    expect(await page.inputValue('input[name=action]')).toBe('reveal 2 3');
+    await page.click('form.act button[type=submit]');
+    await page.locator('.steps tbody tr').first().waitFor();
+    expect(await page.locator('.steps tbody tr td:nth-child(2)').first().textContent()).toBe('\\boxed{reveal 2 3}');
+    expect(await page.locator('table.board td.num').count()).toBeGreaterThan(0);
+    await page.click('.play-head button');
+  });
+
   it('Play: a model behind an OpenAI-compatible endpoint plays while the page follows', async () => {
     await go('/play');
+    await page.fill('input[name=env_id]', 'game:GuessTheNumber-v0-hard');
     await page.selectOption('select[name=player]', 'model');
     await page.fill('input[name=base_url]', mock.url);
     await page.fill('input[name=model]', 'fake-searcher');

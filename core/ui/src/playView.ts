@@ -122,7 +122,11 @@ export async function playView(root: HTMLElement, route: Route): Promise<() => v
       if (!td || !tr || !table || label === undefined) return;
       const colHead = table.querySelectorAll('thead th')[Array.from(tr.children).indexOf(td)]?.textContent?.replace(/^C/, '');
       if (colHead === undefined) return;
-      input.value = `${Number(label)} ${Number(colHead)}${input.value.trim().split(/\s+/).length > 2 ? ` ${input.value.trim().split(/\s+/)[2]}` : ''}`;
+      // Keep a leading word ("reveal 2 3") and a trailing value ("2 3 7"); replace the row and column.
+      const words = input.value.trim().split(/\s+/).filter(Boolean);
+      const lead = words.filter((w) => !/^\d+$/.test(w));
+      const nums = words.filter((w) => /^\d+$/.test(w));
+      input.value = [...lead, Number(label), Number(colHead), ...nums.slice(2)].join(' ');
       input.focus();
     });
     const status = st.done
