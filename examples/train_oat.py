@@ -46,7 +46,11 @@ def dry_run(argv) -> int:
     collector = GemTsCollector(GemTsEnvConfig(env_id=args.env_id, num_envs=2, min_transitions=1), tokenizer)
     episodes, info = collector.collect(generate, None)
     collector.close()
-    print(f"dry run ok: {len(episodes)} episodes as oat Transitions, turns {[len(e) for e in episodes]}, "
+    env_steps = sum(len(e) for e in episodes)  # one Transition per env step
+    if env_steps < 1:
+        print("dry run FAILED: the env was never stepped", file=sys.stderr)
+        return 1
+    print(f"dry run ok: {len(episodes)} episodes as oat Transitions, {env_steps} env steps, turns {[len(e) for e in episodes]}, "
           f"turn rewards {[[t.rewards for t in e] for e in episodes]}")
     return 0
 

@@ -66,7 +66,11 @@ def dry_run(args) -> int:
             await close_loop_leases()
 
     outs = asyncio.run(go())
-    print(f"dry run ok: {len(outs)} episodes through OpenRLHF's MultiTurnAgentExecutor, "
+    env_steps = sum(len(o["action_ranges"]) for o in outs)  # each model action went to env.step
+    if env_steps < 1:
+        print("dry run FAILED: the env was never stepped", file=sys.stderr)
+        return 1
+    print(f"dry run ok: {len(outs)} episodes through OpenRLHF's MultiTurnAgentExecutor, {env_steps} env steps, "
           f"turns {[len(o['action_ranges']) for o in outs]}, rewards {[o['reward'] for o in outs]}")
     return 0
 

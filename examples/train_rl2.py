@@ -74,7 +74,11 @@ def dry_run(args) -> int:
             await close_loop_leases()
 
     results = asyncio.run(go())
-    print(f"dry run ok: {len(results)} episodes through gem_ts_rl2.env_v002, per-turn rewards {results}")
+    env_steps = sum(len(r) for r in results)  # one reward per env_v002.step
+    if env_steps < 1:
+        print("dry run FAILED: the env was never stepped", file=sys.stderr)
+        return 1
+    print(f"dry run ok: {len(results)} episodes through gem_ts_rl2.env_v002, {env_steps} env steps, per-turn rewards {results}")
     return 0
 
 

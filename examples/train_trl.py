@@ -9,6 +9,11 @@ function. With --tools, TRL's environment_factory path is used instead: the mode
 
   python examples/train_trl.py --model Qwen/Qwen3-1.7B --env-id game:GuessTheNumber-v0-easy --use-vllm
   python examples/train_trl.py --dry-run      # CPU: tiny model built from a config, one GRPO step
+  python examples/train_trl.py --dry-run --tools   # the same through environment_factory (tool calls)
+
+A dry run's tiny random model never ends an action within its token budget, so the moves are
+scripted (guesses): the env is stepped through the adapter and GRPO trains on those episodes. It
+fails when the env was never stepped.
 
 Needs: pip install -e core/python -e adapters/kit -e adapters/trl (and vllm for --use-vllm).
 The gem-ts server starts locally unless GEM_TS_ENDPOINT (or --endpoint) names a running one.
@@ -56,6 +61,8 @@ def main(argv=None):
         from gem_ts_trl.testing import tiny_causal_lm
 
         tokenizer = tiny_chat_tokenizer()
+        if args.tools:
+            tokenizer = tool_call_tokenizer(tokenizer)
         model = tiny_causal_lm(tokenizer)
         config = GRPOConfig(
             output_dir=tempfile.mkdtemp(prefix="gem-ts-trl-"), use_cpu=True, num_generations=2,
@@ -75,17 +82,68 @@ def main(argv=None):
         )
         rows = seeded_rows(args.env_id, args.episodes)
 
-    if args.tools and not args.dry_run:
+    made = []  # the environment_factory instances TRL created (--tools)
+
+    def factory():
+        made.append(environment_factory(args.env_id)())
+        return made[-1]
+
+    if args.tools:
         trainer = GRPOTrainer(model=model, processing_class=tokenizer, args=config,
-                              train_dataset=environment_dataset(rows), environment_factory=environment_factory(args.env_id))
+                              train_dataset=environment_dataset(rows), environment_factory=factory)
+        if args.dry_run:
+            force_tool_calls(trainer, tokenizer)
     else:
-        rollout = GemTsRollout()
+        rollout = GemTsRollout(engine=scripted_engine(tokenizer) if args.dry_run else None)
         trainer = GRPOTrainer(model=model, processing_class=tokenizer, args=config, train_dataset=rollout_dataset(rows),
                               reward_funcs=env_return_reward, rollout_func=rollout)
     trainer.train()
     if args.dry_run:
-        print(f"dry run ok: 1 GRPO step, {rollout.episodes} episodes, {rollout.env_steps} env steps on {args.env_id}")
+        if args.tools:
+            steps, path = sum(e.steps_taken for e in made), f"environment_factory ({len(made)} envs)"
+        else:
+            steps, path = rollout.env_steps, f"rollout_func ({rollout.episodes} episodes)"
+        if steps < 1:
+            print(f"dry run FAILED: the {path} path never stepped {args.env_id}", file=sys.stderr)
+            return 1
+        print(f"dry run ok: 1 GRPO step through {path}, {steps} env steps on {args.env_id}")
     return 0
+
+
+GUESSES = [1, 2, 3, 4]
+
+
+def scripted_engine(tokenizer):
+    """Dry run: a rollout_func engine that answers with scripted guesses, ended with eos."""
+    from gem_ts_adapter_kit.testing import ScriptedReplies, guesses
+
+    replies = ScriptedReplies(tokenizer, guesses(GUESSES))
+    return lambda prompts: ([replies.generate(p).token_ids for p in prompts], None)
+
+
+def tool_call_tokenizer(tokenizer):
+    """Dry run with --tools: TRL parses tool calls only from chat templates it knows (Qwen3's)."""
+    from trl.chat_template_utils import qwen3_chat_template
+
+    tokenizer.add_tokens(["<tool_call>", "</tool_call>", "<tool_response>", "</tool_response>", "<think>", "</think>"])
+    tokenizer.chat_template = qwen3_chat_template
+    return tokenizer
+
+
+def force_tool_calls(trainer, tokenizer):
+    """Dry run with --tools: the trainer's generation answers every turn with a `step` tool call
+    (a scripted guess), so TRL's own tool loop parses it and calls the env."""
+    from itertools import count
+
+    turn = count()
+
+    def generate(prompt_ids, *rest, **kwargs):  # TRL 1.16: -> (completion id lists, logprobs or None)
+        guess = GUESSES[next(turn) % len(GUESSES)]
+        call = '<tool_call>\n{"name": "step", "arguments": {"action": "\\\\boxed{%d}"}}\n</tool_call>' % guess
+        ids = tokenizer.encode(call, add_special_tokens=False) + [tokenizer.eos_token_id]
+        return [list(ids) for _ in prompt_ids], None
+
+    trainer._generate_single_turn = generate
 
 
 if __name__ == "__main__":

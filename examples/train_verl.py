@@ -65,8 +65,12 @@ def dry_run(args) -> int:
 
     out = asyncio.run(go())
     scores = out.batch["rm_scores"].sum(-1).tolist()
-    turns = [len(t) for t in out.non_tensor_batch["turn_scores"]]
-    print(f"dry run ok: {len(scores)} episodes through verl's AgentLoopWorker, turns {turns}, rewards {scores}")
+    turns = [len(t) for t in out.non_tensor_batch["turn_scores"]]  # one score per env step
+    env_steps = sum(turns)
+    if env_steps < 1:
+        print("dry run FAILED: the env was never stepped", file=sys.stderr)
+        return 1
+    print(f"dry run ok: {len(scores)} episodes through verl's AgentLoopWorker, {env_steps} env steps, turns {turns}, rewards {scores}")
     return 0
 
 

@@ -4,11 +4,13 @@ import { join } from 'node:path';
 import { ensureNodeModules, ensureRootVenv, mustRun, root } from './lib.mjs';
 
 ensureNodeModules();
+// The TypeScript benchmarks measure Python peers in the root venv (bm25s, torch): their extras first.
+ensureRootVenv({ extras: 'all' });
 const filter = process.argv[2] ?? '';
 const dir = join(root, 'core/bench');
 for (const f of readdirSync(dir).sort()) {
   if (!f.includes(filter)) continue;
   console.log(`\n━━ ${f} ━━`);
   if (f.endsWith('.ts')) mustRun('npx', ['tsx', join(dir, f)], { cwd: join(root, 'core') });
-  else if (f.endsWith('.py')) mustRun(ensureRootVenv() ?? 'python3', [join(dir, f)]);
+  else if (f.endsWith('.py')) mustRun(ensureRootVenv({ extras: 'all' }) ?? 'python3', [join(dir, f)]);
 }

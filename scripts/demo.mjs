@@ -6,7 +6,7 @@ import { join, relative } from 'node:path';
 import { ensureNodeModules, ensureRootVenv, mustRun, root } from './lib.mjs';
 
 ensureNodeModules();
-const py = ensureRootVenv();
+const py = ensureRootVenv({ extras: ['bench'] }); // torch, transformers, matplotlib: installed on first use
 if (!py) {
   console.error('The demo needs the gem_ts Python client (core/python), which is missing from this checkout.');
   process.exit(1);

@@ -62,7 +62,7 @@ export function venvPython(venv) {
  */
 export function ensureVenv(venv, requirements, dependsOn, opts = {}) {
   const py = venvPython(venv);
-  const stamp = join(venv, '.gem-ts-stamp');
+  const stamp = join(venv, opts.stamp ?? '.gem-ts-stamp');
   const want = hashFiles(dependsOn) + JSON.stringify(requirements) + (opts.uv ? 'uv' : '');
   if (existsSync(py) && existsSync(stamp) && readFileSync(stamp, 'utf8') === want) return py;
   if (!existsSync(py)) {
@@ -89,17 +89,29 @@ export function ensureVenv(venv, requirements, dependsOn, opts = {}) {
 
 /**
  * The root .venv: the gem_ts client (editable) with its test extras, plus every requirements file in
- * scripts/requirements/ (one per concern: graders, reasoning-gym, the algorithm benchmark, …).
+ * scripts/requirements/ (what the envs need: graders, reasoning-gym, datasets). `extras` adds files
+ * of scripts/requirements/extras/ by name ('bench', 'search-bench'; 'all' for every one): the demo's
+ * and the benchmarks' stacks (torch, transformers, bm25s, …), installed on first use, each with its
+ * own stamp so one never reinstalls another.
  */
-export function ensureRootVenv() {
+export function ensureRootVenv({ extras = [] } = {}) {
   const pyproject = join(root, 'core/python/pyproject.toml');
   if (!existsSync(pyproject)) return undefined;
+  const txt = (dir) => (existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.txt')).sort() : []);
   const reqDir = join(root, 'scripts/requirements');
-  const reqFiles = existsSync(reqDir)
-    ? readdirSync(reqDir).filter((f) => f.endsWith('.txt')).sort().map((f) => join(reqDir, f))
-    : [];
+  const reqFiles = txt(reqDir).map((f) => join(reqDir, f));
   const steps = [['-e', `${join(root, 'core/python')}[test]`], ...reqFiles.map((f) => ['-r', f])];
-  return ensureVenv(join(root, '.venv'), steps, [pyproject, ...reqFiles]);
+  const venv = join(root, '.venv');
+  const py = ensureVenv(venv, steps, [pyproject, ...reqFiles]);
+  const extrasDir = join(reqDir, 'extras');
+  const known = txt(extrasDir).map((f) => f.slice(0, -4));
+  const wanted = extras === 'all' ? known : extras;
+  for (const name of wanted) {
+    if (!known.includes(name)) throw new Error(`no requirements file scripts/requirements/extras/${name}.txt (have: ${known.join(', ')})`);
+    const file = join(extrasDir, `${name}.txt`);
+    ensureVenv(venv, [['-r', file]], [file], { stamp: `.gem-ts-stamp-${name}` });
+  }
+  return py;
 }
 
 /**

@@ -7,7 +7,7 @@ ensureNodeModules();
 ensureSandbox();
 ensureChromium();
 // Before vitest: the TypeScript suites drive Python too (reasoning-gym worker, math-verify fixtures).
-const py = ensureRootVenv();
+const py = ensureRootVenv({ extras: 'all' }); // the benchmark and demo tests need their stacks too
 const failures = [];
 
 console.log('\n━━ TypeScript (vitest) ━━');

@@ -232,9 +232,14 @@ def example_checks(framework: str):
         assert out.returncode == 0, out.stderr
         assert "--dry-run" in out.stdout and "gem-ts" in out.stdout
 
-    def check_dry_run() -> None:
-        out = run("--dry-run", timeout=600)
+    def check_dry_run(*extra: str, min_env_steps: int = 2) -> None:
+        """The dry run must reach the env: its last line reports `N env steps`, at least one per episode."""
+        import re
+
+        out = run("--dry-run", *extra, timeout=600)
         assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-4000:]
-        assert "dry run ok" in out.stdout
+        m = re.search(r"dry run ok: .*?\b(\d+) env steps", out.stdout)
+        assert m, f"no 'dry run ok: … N env steps' line in: {out.stdout[-2000:]}"
+        assert int(m.group(1)) >= min_env_steps, m.group(0)
 
     return check_help, check_dry_run

@@ -1,5 +1,10 @@
 """examples/train_trl.py: --help documents it, and --dry-run wires everything on CPU (server up, env
-made, a rollout through the adapter with the stand-in), so the example cannot rot unnoticed."""
+made, scripted moves through the adapter) and must step the env: the reported count of env steps
+is asserted, so a dry run that never reaches the env fails."""
 from gem_ts_adapter_kit.testing import example_checks
 
 test_help_documents_the_example, test_dry_run = example_checks("trl")
+
+
+def test_dry_run_with_tools_plays_through_tool_calls():
+    test_dry_run("--tools")
