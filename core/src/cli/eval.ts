@@ -7,6 +7,8 @@ import { isGemError } from '../core/errors.ts';
 import { evaluate, type EvalOptions } from '../eval/evaluator.ts';
 import { progressReporter } from '../eval/progress.ts';
 import { EVAL_MODES, type EvalMode } from '../eval/transcript.ts';
+import { PROMPT_TEMPLATES } from '../data/datasetOptions.ts';
+import { resolveOptions } from '../registry/registry.ts';
 
 const USAGE = `usage: gem-ts eval --base-url URL --model NAME --env ID[,ID...] [options]
 
@@ -37,6 +39,10 @@ what to play
                            message holding the whole history, rebuilt every turn
   --system FILE            system prompt read from FILE
   --max-turns T            model turns before an episode is stopped (default 100)
+                           math envs: --option prompt_template=boxed|none|'TEXT {question}'
+                           sets the instruction (eval:* math sets default to boxed, which
+                           asks for a \boxed{} answer); --option extract_from_prose=true
+                           also grades a final answer stated without a box
 
 sampling (sent only when given; otherwise the server's defaults apply)
   --temperature X   --top-p X   --max-tokens N   --stop STR (repeatable)
@@ -171,6 +177,29 @@ export function parseArgs(args: string[], env: NodeJS.ProcessEnv = process.env):
   };
 }
 
+/**
+ * One line per env id that takes a prompt template: which one the episodes will be played with, so a
+ * bare-problem run (a chat model scores near 0 without an answer instruction) is never silent.
+ */
+export function templateLines(envIds: readonly string[], envOptions: Record<string, unknown>): string[] {
+  const lines: string[] = [];
+  for (const id of envIds) {
+    let options: Record<string, unknown>;
+    try {
+      options = resolveOptions(id, envOptions).spec.options;
+    } catch {
+      continue; // the evaluation itself reports bad ids and options
+    }
+    const template = options.prompt_template;
+    if (typeof template !== 'string') continue;
+    if (template === 'none') lines.push(`${id}: prompt template 'none' (the bare problem; --option prompt_template=boxed asks for a \\boxed{} answer)`);
+    else if (template in PROMPT_TEMPLATES) lines.push(`${id}: prompt template '${template}': ${JSON.stringify(PROMPT_TEMPLATES[template])}`);
+    else lines.push(`${id}: custom prompt template ${JSON.stringify(template)}`);
+    if (options.extract_from_prose === true) lines.push(`${id}: answers without \\boxed{} are graded by the final answer their prose states`);
+  }
+  return lines;
+}
+
 export async function run(args: string[]): Promise<number> {
   if (args.includes('--help') || args.includes('-h')) {
     console.log(USAGE);
@@ -186,6 +215,8 @@ export async function run(args: string[]): Promise<number> {
   }
   const say = (line: string) => process.stderr.write(`gem-ts eval: ${line}\n`);
   const { quiet, ...evalOptions } = options;
+  // Said even with --quiet: it decides what the scores mean.
+  for (const line of templateLines(options.envIds, options.envOptions ?? {})) say(line);
   // Ctrl-C stops cleanly: in-flight episodes are cancelled, the summary of what finished is written.
   const interrupt = new AbortController();
   const onSigint = () => {
