@@ -64,7 +64,10 @@ describe.skipIf(skip)('gem-ts ui in Chromium', () => {
     searchLines = readFileSync(join(runs.search, 'transcripts.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     // A damaged transcript: a malformed line, a record from a newer format version, a cut-off end.
     const raw = readFileSync(join(runs.search, 'transcripts.jsonl'), 'utf8').trim().split('\n');
-    const newer = JSON.stringify({ ...JSON.parse(raw[1]), version: 2, judge: { score: 0.5 } });
+    // The newer record also renames a turn field (user -> prompt): the page must still show it.
+    const second = JSON.parse(raw[1]);
+    second.turns = second.turns.map(({ user, ...t }: { user: string }) => ({ ...t, prompt: user }));
+    const newer = JSON.stringify({ ...second, version: 2, judge: { score: 0.5 } });
     mkdirSync(join(dir, 'broken', 'damaged'), { recursive: true });
     writeFileSync(join(dir, 'broken', 'damaged', 'transcripts.jsonl'), [raw[0], '{"env_id": "game:Sudoku-v0-easy", "seed": 9, "tur', newer, raw[2], raw[3].slice(0, 100)].join('\n'));
     mock = await startMockServer({ policy: binarySearchPolicy });
@@ -252,6 +255,9 @@ describe.skipIf(skip)('gem-ts ui in Chromium', () => {
     await page.locator('.episode-head').waitFor();
     expect(await page.locator('.notices').textContent()).toMatch(/transcript format version 2/);
     expect(await page.locator('details.card summary').textContent()).toMatch(/other fields/);
+    await page.click('.step.next');
+    await expect.poll(() => page.locator('.turn-chip.current').getAttribute('data-turn')).toBe('2');
+    expect(await page.locator('.card h3', { hasText: 'Action' }).count()).toBe(1);
   });
 
   it('Big files: a 100 MB transcript opens while it is read, and its last episode loads', async () => {

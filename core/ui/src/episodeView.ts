@@ -54,7 +54,15 @@ export async function episodeView(root: HTMLElement, route: Route): Promise<() =
     `runs/${encodeURIComponent(runId)}/episodes/${encodeURIComponent(lineText)}`,
   );
   const ep = data.record;
-  const turns = Array.isArray(ep.turns) ? ep.turns : [];
+  // A newer format may rename or drop turn fields: show what is there rather than fail.
+  const turns: TurnRecord[] = (Array.isArray(ep.turns) ? ep.turns : []).map((t) => ({
+    ...t,
+    user: typeof t?.user === 'string' ? t.user : '',
+    reply: typeof t?.reply === 'string' ? t.reply : '',
+    reward: typeof t?.reward === 'number' ? t.reward : 0,
+    info: t?.info && typeof t.info === 'object' ? t.info : {},
+  }));
+  ep.turns = turns;
   const q = new URLSearchParams(route.query);
   // Turn index 0..n-1, and n for the end of the episode (final observation).
   let cur = Math.min(turns.length, Math.max(0, Number(q.get('turn') ?? 1) - 1));
