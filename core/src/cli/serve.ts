@@ -1,6 +1,6 @@
 /**
  * `gem-ts serve [--endpoint ipc://…|tcp://host:port] [options]`: run the ZeroMQ server until SIGINT or
- * SIGTERM. Once bound it prints one line `GEM_TS_ENDPOINT=<endpoint>` on stdout (the Python client
+ * SIGTERM, or until its parent exits (runUntilStopped). Once bound it prints one line `GEM_TS_ENDPOINT=<endpoint>` on stdout (the Python client
  * reads it when it starts a local server). Logs are JSON lines on stderr, warnings only by default.
  */
 import { parseArgs } from 'node:util';
@@ -27,7 +27,11 @@ const HELP = `usage: gem-ts serve [options]
                               ipc and loopback, a generated one (printed once on stderr) on other tcp binds
   --auth-token-file FILE      read the token from FILE
   --no-auth                   no token even on a tcp bind other machines reach
-  --exit-with-stdin           stop when stdin closes (a parent process that dies takes the server along)`;
+  --exit-with-stdin           stop when stdin closes (the Python client holds it open)
+  --no-exit-with-parent       keep serving when the parent process exits (default: stop, so that
+                              npx or a shell that dies of SIGTERM takes the server along)
+
+  Stops on SIGINT and SIGTERM: closes its socket, removes its ipc file and exits.`;
 
 const LIMIT_FLAGS: Record<string, keyof ServerLimits> = {
   'idle-timeout-ms': 'idle_timeout_ms',
@@ -50,6 +54,7 @@ export async function run(args: string[]): Promise<number> {
         endpoint: { type: 'string' },
         'log-level': { type: 'string' },
         'exit-with-stdin': { type: 'boolean' },
+        'no-exit-with-parent': { type: 'boolean' },
         'auth-token': { type: 'string' },
         'auth-token-file': { type: 'string' },
         'no-auth': { type: 'boolean' },
@@ -118,17 +123,68 @@ export async function run(args: string[]): Promise<number> {
     process.stderr.write(`gem-ts serve: ${endpoint} is reachable from other machines; clients must send this auth token (GEM_TS_TOKEN or token=): ${auth.token}\n`);
   }
 
+  return runUntilStopped(server, log, {
+    exitWithStdin: values['exit-with-stdin'] === true,
+    exitWithParent: values['no-exit-with-parent'] !== true,
+  });
+}
+
+/** How often the parent is checked for: a dead parent is noticed within this long. */
+const PARENT_POLL_MS = 50;
+/** A close that hangs (an env that never settles) must not keep the process: exit anyway. */
+const CLOSE_GRACE_MS = 2000;
+
+/**
+ * Serves until SIGINT or SIGTERM, the parent's death (the process is re-parented: `npx`
+ * and `sh -c` do not pass SIGTERM on, so without this the server outlives them holding its port) or,
+ * with exitWithStdin, stdin's end. Then closes the server — sockets closed, ipc file removed — and
+ * exits at once even when something else (stdin, a timer) would keep the event loop alive. A second
+ * signal exits without waiting for the close.
+ */
+function runUntilStopped(
+  server: { close(): Promise<void> },
+  log: { info(o: object, msg: string): void },
+  opts: { exitWithStdin: boolean; exitWithParent: boolean },
+): Promise<number> {
   return new Promise<number>((resolve) => {
     let stopping = false;
+    const parent = process.ppid;
+    let parentWatch: ReturnType<typeof setInterval> | undefined;
+    const exitNow = (code: number) => {
+      process.exitCode = code;
+      resolve(code);
+      // Nothing of the server is left to flush; whatever else holds the loop must not hold the exit.
+      setImmediate(() => process.exit(code));
+    };
     const stop = (why: string) => {
-      if (stopping) return;
+      if (stopping) {
+        if (why.startsWith('SIG')) process.exit(1);
+        return;
+      }
       stopping = true;
       log.info({ why }, 'stopping');
-      void server.close().then(() => resolve(0));
+      if (parentWatch) clearInterval(parentWatch);
+      if (opts.exitWithStdin) process.stdin.destroy();
+      const hung = setTimeout(() => exitNow(1), CLOSE_GRACE_MS);
+      server.close().then(
+        () => {
+          clearTimeout(hung);
+          exitNow(0);
+        },
+        () => {
+          clearTimeout(hung);
+          exitNow(1);
+        },
+      );
     };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    if (values['exit-with-stdin']) {
+    for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => stop(sig));
+    if (opts.exitWithParent && parent > 1) {
+      parentWatch = setInterval(() => {
+        if (process.ppid !== parent) stop(`parent ${parent} exited`);
+      }, PARENT_POLL_MS);
+      parentWatch.unref();
+    }
+    if (opts.exitWithStdin) {
       process.stdin.on('end', () => stop('stdin closed'));
       process.stdin.on('error', () => stop('stdin error'));
       process.stdin.resume();
