@@ -7,12 +7,13 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { GemError } from '../core/errors.ts';
 import type { Logger } from 'pino';
-import { registerDataset } from '../data/datasetRegistry.ts';
-import { getRegistration, isRegistered, listEnvs, register, resolveOptions, unregister } from '../registry/registry.ts';
 import type { VectorEnv, MakeVecOptions } from '../vector/types.ts';
 import { ClientSession } from './clientSession.ts';
 import { EnvHandle } from './envHandle.ts';
 import { RemoteEnv } from './remoteEnv.ts';
+import { checkHeadroom, limitExceeded } from './quotas.ts';
+import type { Tenancy } from './tenancy.ts';
+import { describeBoundOptions } from '../data/datasetBinding.ts';
 import { decodeStepRequest, encodeRows, encodeRowsSliced, tableToRows, type Rows } from './protocol/arrowCodec.ts';
 import { packHeader, type ParsedRequest } from './protocol/frames.ts';
 import type { EnvReturn, MakeRequest, ReplyFormat, ResetRequest, StepRequest } from './protocol/headers.ts';
@@ -41,6 +42,8 @@ export interface OpContext {
   stats: () => Record<string, unknown>;
   endSession: (s: ClientSession) => Promise<void>;
   sendToClient: (s: ClientSession, header: Buffer) => void;
+  /** Who owns which registrations and datasets (tenancy.ts). */
+  tenancy: Tenancy;
 }
 
 /** Sent in every `hello` reply: handle ids restart with the process, so clients tell servers apart by this. */
@@ -49,9 +52,6 @@ export const BOOT_ID = randomUUID();
 /** Server-wide: handle ids are never reused, so a stale id can never reach another client's envs. */
 let nextHandle = 1;
 let nextCallId = 1;
-
-/** Registrations made from Python, with the session that serves them. */
-const remoteOwners = new Map<string, ClientSession>();
 
 export class OpHandlers {
   private readonly makeVec: VecFactory;
@@ -68,7 +68,7 @@ export class OpHandlers {
       case 'ping':
         return { fields: { time_ms: Date.now() } };
       case 'list_envs':
-        return { fields: { envs: this.listEnvs(req.header.filter, req.header.verbose ?? false) } };
+        return { fields: { envs: this.listEnvs(s, req.header.filter, req.header.verbose ?? false) } };
       case 'spec':
         return this.spec(s, req.header.env_id, req.header.handle);
       case 'make':
@@ -85,14 +85,14 @@ export class OpHandlers {
       case 'close':
         return this.close(s, req.header.handle);
       case 'register_dataset':
-        return this.registerDataset(req.header.name, req.body);
+        return this.registerDataset(s, req.header.name, req.body);
       case 'register_env':
         return this.registerEnv(s, req.header.env_id, req.header.description, req.header.defaults);
       case 'stats':
         return {
           fields: {
             server: this.ctx.stats(),
-            client: { handles: s.handles.size, envs: s.envCount(), inflight: s.inflight, requests: s.requests },
+            client: s.usage(),
           },
         };
       case 'env_return':
@@ -102,43 +102,43 @@ export class OpHandlers {
 
   // ── envs ──────────────────────────────────────────────────────────────────────────────────────
 
-  private listEnvs(filter: string | undefined, verbose: boolean): unknown[] {
-    const ids = listEnvs(filter);
+  private listEnvs(s: ClientSession, filter: string | undefined, verbose: boolean): unknown[] {
+    const ids = s.envs.list(filter);
     if (!verbose) return ids;
     return ids.map((id) => {
-      const reg = getRegistration(id);
+      const reg = s.envs.get(id);
       return {
         id,
         family: id.split(':')[0],
         description: reg.description,
         defaults: reg.defaults ?? {},
-        source: remoteOwners.has(id) ? 'client' : 'server',
+        source: this.ctx.tenancy.isClientEnv(s, id) ? 'client' : 'server',
       };
     });
   }
 
   private spec(s: ClientSession, envId: string | undefined, handle: number | undefined): OpResult {
-    if (envId !== undefined) return { fields: { specs: [resolveOptions(envId, {}).spec] } };
+    if (envId !== undefined) return { fields: { specs: [s.envs.spec(envId)] } };
     // What the handle's envs were made with: resolved options and the wrapper stack.
     const h = s.getHandle(handle!);
-    return { fields: { specs: h.specs(), handle_info: h.info } };
+    const specs = h.specs().map((spec) => ({ ...spec, options: describeBoundOptions(spec.options) }));
+    return { fields: { specs, handle_info: h.info } };
   }
 
   private make(s: ClientSession, r: MakeRequest): OpResult | Promise<OpResult> {
     const { limits } = this.ctx;
     const n = typeof r.env_ids === 'string' ? (r.num_envs ?? 1) : r.env_ids.length;
     if (n > limits.max_envs_per_handle) {
-      throw new GemError('LIMIT_EXCEEDED', `A handle holds at most ${limits.max_envs_per_handle} envs; asked for ${n}.`, {
-        limit: 'max_envs_per_handle',
-        value: limits.max_envs_per_handle,
-      });
+      throw limitExceeded('max_envs_per_handle', n, limits.max_envs_per_handle, `A handle of ${n} envs is too big`);
     }
     if (s.handles.size >= limits.max_handles_per_client) {
-      throw new GemError('LIMIT_EXCEEDED', `A client holds at most ${limits.max_handles_per_client} handles; close one first.`, {
-        limit: 'max_handles_per_client',
-        value: limits.max_handles_per_client,
-      });
+      throw limitExceeded('max_handles_per_client', s.handles.size + 1, limits.max_handles_per_client, 'This client holds too many handles; close one first');
     }
+    const held = s.envCount() + s.pendingEnvs + n;
+    if (held > limits.max_envs_per_client) {
+      throw limitExceeded('max_envs_per_client', held, limits.max_envs_per_client, `Making ${n} more envs would hold ${held} for this client`);
+    }
+    checkHeadroom(limits, 0, `Making ${n} envs`);
     if (typeof r.env_ids !== 'string' && r.num_envs !== undefined && r.num_envs !== r.env_ids.length) {
       throw new GemError('INVALID_REQUEST', `num_envs (${r.num_envs}) differs from the ${r.env_ids.length} env ids given.`);
     }
@@ -152,7 +152,15 @@ export class OpHandlers {
       asyncMode: r.async_mode,
       autoresetMode: r.autoreset_mode,
     };
-    const built = this.makeVec(r.env_ids, { ...opts, mode: 'pool' });
+    // Envs being built count against max_envs_per_client until the handle holds them.
+    s.pendingEnvs += n;
+    let built: VectorEnv | Promise<VectorEnv>;
+    try {
+      built = this.makeVec(r.env_ids, { ...opts, mode: 'pool', registry: s.envs });
+    } catch (e) {
+      s.pendingEnvs -= n;
+      throw e;
+    }
     const register = (vec: VectorEnv): OpResult => {
       if (s.ended) {
         void vec.close();
@@ -166,7 +174,11 @@ export class OpHandlers {
       s.handles.set(handle.id, handle);
       return { fields: { ...handle.info } };
     };
-    return built instanceof Promise ? built.then(register) : register(built);
+    if (!(built instanceof Promise)) {
+      s.pendingEnvs -= n;
+      return register(built);
+    }
+    return built.finally(() => (s.pendingEnvs -= n)).then(register);
   }
 
   private reset(s: ClientSession, r: ResetRequest): Promise<OpResult> {
@@ -209,27 +221,15 @@ export class OpHandlers {
 
   // ── data and Python-defined envs ──────────────────────────────────────────────────────────────
 
-  private registerDataset(name: string, body: Uint8Array | undefined): OpResult {
+  private registerDataset(s: ClientSession, name: string, body: Uint8Array | undefined): OpResult {
     if (!body) throw new GemError('INVALID_REQUEST', 'register_dataset needs the table as an Arrow IPC stream body.');
-    const rows = tableToRows(body);
-    const entry = registerDataset(name, rows);
+    const entry = this.ctx.tenancy.pushDataset(s, name, body, tableToRows);
     return { fields: { name: entry.name, rows: entry.rows.length, columns: entry.columns } };
   }
 
   private registerEnv(s: ClientSession, envId: string, description: string | undefined, defaults: Record<string, unknown> | undefined): OpResult {
-    const owner = remoteOwners.get(envId);
-    if (isRegistered(envId)) {
-      // The same client may register again (a re-run notebook cell); another live one may not.
-      if (owner !== s) {
-        throw new GemError(
-          'ALREADY_REGISTERED',
-          owner ? `Env '${envId}' is already registered by another client.` : `Env '${envId}' is a built-in env; pick another id.`,
-          { id: envId },
-        );
-      }
-      unregister(envId);
-    }
-    register({
+    // Visible to this client alone, or to every client under `shared/` (tenancy.ts).
+    this.ctx.tenancy.registerEnv(s, {
       id: envId,
       description: description ?? 'An env defined in Python and served by the client that registered it.',
       schema: z.record(z.string(), z.unknown()),
@@ -239,8 +239,6 @@ export class OpHandlers {
         return new RemoteEnv((...a) => this.callClient(s, ...a), spec, s.nextInstance++, options, seed);
       },
     });
-    remoteOwners.set(envId, s);
-    s.registeredEnvs.add(envId);
     return { fields: { env_id: envId } };
   }
 
@@ -271,12 +269,7 @@ export class OpHandlers {
   /** Frees everything a session owns. */
   async freeSession(s: ClientSession, why: string): Promise<void> {
     s.failPendingCalls(new GemError('ENV_CLOSED', `The client serving these envs is gone (${why}).`));
-    for (const envId of s.registeredEnvs) {
-      if (remoteOwners.get(envId) === s) {
-        remoteOwners.delete(envId);
-        unregister(envId);
-      }
-    }
+    this.ctx.tenancy.release(s);
     const handles = [...s.handles.values()];
     s.handles.clear();
     await Promise.allSettled(handles.map((h) => h.close()));

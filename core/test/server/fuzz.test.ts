@@ -12,6 +12,7 @@ import { packHeader, parseRequest, unpackHeader } from '../../src/server/protoco
 import { REQUEST_OPS } from '../../src/server/protocol/version.ts';
 import type { GemServer } from '../../src/server/server.ts';
 import { FIXTURE_DIR } from '../fixtures/wire/generate.ts';
+import { isStrictMsgpack } from './strictMsgpack.ts';
 import { startServer, WireClient } from './wireClient.ts';
 
 const MESSAGES = 3000;
@@ -64,9 +65,36 @@ function randomValue(rng: Rng, depth = 0): unknown {
   }
 }
 
+/**
+ * A header whose `op` (or another field) holds a value msgpackr decodes to something that is not
+ * plain data: the reserved byte 0xC1, a timestamp or other extension, a long binary — built by hand,
+ * since no encoder writes them.
+ */
+function oddHeader(rng: Rng): Buffer {
+  const key = (k: string) => Buffer.concat([Buffer.from([0xa0 | k.length]), Buffer.from(k)]);
+  const odd = [
+    Buffer.from([0xc1]),
+    Buffer.from([0xd6, 0xff, 0, 0, 0, 1]), // timestamp extension
+    Buffer.from([0xd4, 0x05, 0x00]), // unknown fixext
+    Buffer.from([0xc4, 3, 1, 2, 3]), // binary
+    Buffer.from([0xcb, 0x7f, 0xf8, 0, 0, 0, 0, 0, 0]), // NaN
+    Buffer.from([0xa2, 0xed, 0xa0]), // a string that is not UTF-8
+  ][rng.int(0, 5)];
+  const field = ['op', 'v', 'handle', 'name', 'env_ids', 'token'][rng.int(0, 5)];
+  const entries: Buffer[] = [];
+  const fields: [string, Buffer][] = [
+    ['v', Buffer.from([0x01])],
+    ['id', Buffer.from([0xcd, 0x01, 0x00])],
+    ['op', Buffer.from([0xa4, ...Buffer.from('step')])],
+  ];
+  if (!fields.some(([k]) => k === field)) fields.push([field, odd]);
+  for (const [k, v] of fields) entries.push(key(k), k === field ? odd : v);
+  return Buffer.concat([Buffer.from([0x80 | fields.length]), ...entries]);
+}
+
 function mutate(rng: Rng, frames: Buffer[]): Buffer[] {
   const copy = frames.map((f) => Buffer.from(f));
-  switch (rng.int(0, 7)) {
+  switch (rng.int(0, 8)) {
     case 0: {
       // flip bytes
       const f = copy[rng.int(0, copy.length - 1)];
@@ -97,6 +125,8 @@ function mutate(rng: Rng, frames: Buffer[]): Buffer[] {
     case 6:
       // an empty message part
       return [Buffer.alloc(0), ...copy.slice(1)];
+    case 7:
+      return [oddHeader(rng)];
     default:
       // a valid seed as is
       return copy;
@@ -129,7 +159,10 @@ describe('fuzz', () => {
     // Every reply is a well-formed v1 header; the count matches once the server caught up.
     const deadline = Date.now() + 60_000;
     while (fuzzer.stray.length < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(fuzzer.undecodable).toEqual([]);
     expect(fuzzer.stray.length).toBe(expected);
+    // Every reply is valid msgpack for a strict reader too (no 0xC1 echoed back, UTF-8 strings).
+    expect(fuzzer.stray.filter((r) => !isStrictMsgpack(r.raw!)).map((r) => r.raw!.toString('hex'))).toEqual([]);
     for (const { header } of fuzzer.stray) {
       expect(header.v).toBe(1);
       if (!header.ok) expect(header.error.code).toMatch(/^[A-Z_]+$/);
