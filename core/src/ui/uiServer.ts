@@ -15,10 +15,10 @@
  *   POST /api/play/:id/act {action}, /stop
  */
 import { createReadStream, existsSync } from 'node:fs';
-import { mkdir, stat } from 'node:fs/promises';
+import { mkdir, readFile, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { extname, join, normalize, resolve, sep } from 'node:path';
+import { dirname, extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TRANSCRIPT_VERSION } from '../eval/transcript.ts';
 import { TRANSCRIPT_FILE, TranscriptWriter } from '../eval/transcriptStore.ts';
@@ -112,6 +112,17 @@ export async function startUiServer(opts: UiServerOptions): Promise<UiServer> {
     return { run: run.id, line: all[all.length - 1]?.line ?? 0 };
   }
 
+  /** An eval folder's summary.json (settings, completeness, failed episodes), if it has one. */
+  async function evalSummary(run: Run): Promise<Record<string, unknown> | undefined> {
+    try {
+      const s = JSON.parse(await readFile(join(dirname(run.path), 'summary.json'), 'utf8')) as Record<string, unknown>;
+      const keep = ['model', 'base_url', 'mode', 'complete', 'env_ids', 'episodes_per_env', 'first_seed', 'settings', 'errors', 'written_at'];
+      return Object.fromEntries(keep.filter((k) => k in s).map((k) => [k, s[k]]));
+    } catch {
+      return undefined;
+    }
+  }
+
   function evalRun(id: string): Run & { index: NonNullable<Run['index']> } {
     const run = catalog.get(decodeURIComponent(id));
     if (!run) throw new HttpError(404, `no open run '${id}'`);
@@ -152,6 +163,7 @@ export async function startUiServer(opts: UiServerOptions): Promise<UiServer> {
         notices: run.index.notices(),
         envs: envRows(all),
         models: [...new Set(all.map((e) => e.model))],
+        summary: await evalSummary(run),
         ...page,
       });
     }

@@ -70,6 +70,7 @@ describe.skipIf(skip)('gem-ts ui in Chromium', () => {
     const newer = JSON.stringify({ ...second, version: 2, judge: { score: 0.5 } });
     mkdirSync(join(dir, 'broken', 'damaged'), { recursive: true });
     writeFileSync(join(dir, 'broken', 'damaged', 'transcripts.jsonl'), [raw[0], '{"env_id": "game:Sudoku-v0-easy", "seed": 9, "tur', newer, raw[2], raw[3].slice(0, 100)].join('\n'));
+    writeFileSync(join(dir, 'broken', 'damaged', 'summary.json'), JSON.stringify({ model: 'mock-search', complete: false, errors: [{ env_id: 'game:Sudoku-v0-easy', seed: 9, code: 'ENDPOINT_ERROR', message: 'HTTP 503' }] }));
     mock = await startMockServer({ policy: binarySearchPolicy });
     ui = await startUiServer({ port: 0, playDir: join(dir, 'play') });
     await ui.catalog.add(join(dir, 'runs'));
@@ -249,6 +250,7 @@ describe.skipIf(skip)('gem-ts ui in Chromium', () => {
     expect(text).toMatch(/Line 2: not valid JSON/);
     expect(text).toMatch(/format version 2, newer than this viewer/);
     expect(text).toMatch(/ends in the middle of line 5/);
+    expect(text).toMatch(/summary\.json marks this run incomplete: 1 episode failed \(game:Sudoku-v0-easy seed 9: ENDPOINT_ERROR HTTP 503\)/);
     await expect.poll(() => page.locator('.episode-table tbody tr').count()).toBe(3);
     await shot('malformed');
     await page.locator('.episode-table tr[data-line="3"]').click();

@@ -78,6 +78,8 @@ describe('runs and episodes', () => {
     expect(page.rows.map((r: { line: number }) => r.line)).toEqual([6, 7, 8, 9, 10]);
     const text = await get('/api/runs/search/episodes?q=sudoku');
     expect(text.total).toBe(3);
+    // The eval folder's summary.json comes along (settings, completeness).
+    expect(all.summary).toMatchObject({ model: 'mock-search', complete: true, settings: { max_turns: 8 } });
   });
 
   it('returns one episode in full, exactly as eval wrote it', async () => {

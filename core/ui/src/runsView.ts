@@ -6,6 +6,7 @@ import { api, type EnvRow, type EpisodeSummary, type RunInfo } from './api.ts';
 import { benchmarkView } from './benchmarkView.ts';
 import { clear, fmt, h, notices, pct, type Notice } from './dom.ts';
 import { setQuery, type Route } from './main.ts';
+import { rawText } from './render.ts';
 
 interface EpisodePage {
   run: RunInfo;
@@ -13,6 +14,8 @@ interface EpisodePage {
   notices: Notice[];
   envs: EnvRow[];
   models: string[];
+  /** The eval folder's summary.json, when there is one. */
+  summary?: { complete?: boolean; errors?: { env_id: string; seed: number; code: string; message: string }[]; [k: string]: unknown };
   total: number;
   rows: EpisodeSummary[];
 }
@@ -141,7 +144,14 @@ function evalRunView(main: HTMLElement, run: RunInfo, query: URLSearchParams): (
         ? h('div', { class: 'progress' }, h('progress', { max: p.bytes_total || 1, value: p.bytes_indexed }), ` reading the file: ${(p.bytes_indexed / 2 ** 20).toFixed(1)} of ${(p.bytes_total / 2 ** 20).toFixed(1)} MB, ${p.episodes} episodes so far`)
         : h('div', { class: 'muted' }, `${p.episodes} episodes · ${(p.bytes_total / 2 ** 20).toFixed(2)} MB · models: ${page.models.join(', ') || '–'}`),
     );
-    clear(noticeBox, notices(page.notices));
+    const failed = page.summary?.errors ?? [];
+    const runNotices: Notice[] = [
+      ...(page.summary?.complete === false
+        ? [{ level: 'warning' as const, message: `summary.json marks this run incomplete${failed.length ? `: ${failed.length} episode${failed.length === 1 ? '' : 's'} failed (${failed.slice(0, 3).map((e) => `${e.env_id} seed ${e.seed}: ${e.code} ${e.message}`).join('; ')}${failed.length > 3 ? '; …' : ''})` : ''}. Re-running the same gem-ts eval command resumes it.` }]
+        : []),
+      ...page.notices,
+    ];
+    clear(noticeBox, notices(runNotices), page.summary ? h('details', { class: 'run-settings' }, h('summary', {}, 'run settings (summary.json)'), rawText(JSON.stringify({ ...page.summary, errors: undefined }, null, 2))) : null);
     renderEnvs(page.envs);
     renderFilters(page.envs);
     renderTable(page);
