@@ -1,5 +1,5 @@
 // `npm test`: installs what is missing, then runs every TypeScript and Python test suite.
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { adapterDirs, adapterInstallSteps, ensureChromium, ensureNodeModules, ensureRootVenv, ensureSandbox, ensureVenv, root, run } from './lib.mjs';
 
@@ -17,6 +17,12 @@ if (py) {
   console.log('\n━━ Python: gem_ts (pytest) ━━');
   const dirs = ['core/python/tests', 'examples/tests'].filter((d) => existsSync(join(root, d)));
   if (run(py, ['-m', 'pytest', '-q', ...dirs]) !== 0) failures.push('pytest gem_ts');
+
+  // ruff.toml and mypy.ini at the root; the packages: gem_ts and every adapter's gem_ts_* package.
+  console.log('\n━━ Python: ruff + mypy (core/python, adapters) ━━');
+  if (run(py, ['-m', 'ruff', 'check', 'core/python', 'adapters']) !== 0) failures.push('ruff');
+  const packages = adapterDirs().flatMap((d) => readdirSync(d).filter((f) => f.startsWith('gem_ts_') && !f.includes('.')).map((f) => join(d, f)));
+  if (run(py, ['-m', 'mypy', '--config-file', 'mypy.ini', 'core/python/gem_ts', ...packages]) !== 0) failures.push('mypy');
 }
 
 for (const dir of adapterDirs()) {

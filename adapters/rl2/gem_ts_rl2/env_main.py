@@ -42,7 +42,7 @@ async def generate(config: Any, tokenizer: Any, router_url: str, sample: Any, ba
         observation = await common.start(row)
         row["messages"] = common.glue(tokenizer).first_messages(observation)
     if base_generate is None:
-        from RL2.datasets import base_generate
+        from RL2.datasets import base_generate  # type: ignore[no-redef]
     try:
         await base_generate(config, tokenizer, router_url, sample, env_step_fn=functools.partial(env_step, tokenizer=tokenizer))
     except BaseException:

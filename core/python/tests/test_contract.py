@@ -66,3 +66,55 @@ def test_the_client_uses_no_code_the_server_lacks() -> None:
         used |= set(re.findall(r"""(?:Error|error_for)\(\s*["']([A-Z][A-Z_]+)["']""", path.read_text()))
     assert used, "the scan found no codes at all: the pattern is broken"
     assert used <= set(_contract.ERROR_CODES), used - set(_contract.ERROR_CODES)
+
+
+def _requests_built_by_the_client() -> list:
+    from gem_ts import calls
+    from gem_ts.session import Handle, Session
+
+    s = Session("ipc:///nowhere", token="t")
+    h = Handle(3, "boot", 4)
+    return [
+        s.hello_call(),
+        calls.ping(),
+        calls.list_envs("game", verbose=True),
+        calls.spec(env_id="game:GuessTheNumber-v0"),
+        calls.spec(handle=h),
+        calls.make(s, ["a:b", "c:d"], num_envs=2, options={"x": 1}, vec_options=[{}, {}], wrappers=["concat"],
+                   wrapper_options={"k": 1}, autoreset_mode="disabled", seed=3, async_mode=True),  # fmt: skip
+        calls.reset(h, seed=[1, 2], options=[{}, {}], indices=[0, 1]),
+        calls.step(h, [0, 1], ["a", "b"], 64),
+        calls.step(h, [0, 1], ["a", "b"], 1),  # Arrow body
+        calls.sample(h, [0]),
+        calls.close(h),
+        calls.close(),
+        calls.register_dataset("d", b""),
+        calls.register_env("py:X-v0", "doc", {"a": 1}),
+        calls.stats(),
+    ]
+
+
+def test_every_request_the_client_builds_has_only_contract_fields() -> None:
+    """A field the client sends that the server's strict schema lacks would be INVALID_REQUEST."""
+    built = _requests_built_by_the_client()
+    assert {c.op for c in built} == set(_contract.REQUEST_FIELDS) - {"env_return"}
+    for call in built:
+        keys = set(call.header)
+        assert keys <= _contract.REQUEST_FIELDS[call.op], (call.op, keys - _contract.REQUEST_FIELDS[call.op])
+        assert _contract.REQUEST_REQUIRED[call.op] <= keys, call.op
+    env_return = msgpack_unpack(gem.python_envs.env_return(lambda c: 1, {"id": 7}))
+    assert set(env_return) <= _contract.REQUEST_FIELDS["env_return"]
+
+
+def msgpack_unpack(data: bytes) -> dict:
+    from gem_ts import protocol
+
+    return protocol.unpack(data)
+
+
+def test_reply_fields_the_client_reads_are_in_the_contract() -> None:
+    """The hello fields the session reads and the rows columns the decoders read are declared."""
+    assert {"server", "limits", "boot_id"} <= set(_contract.HelloReply.__annotations__)
+    assert {"heartbeat_ms", "inline_max_rows"} <= set(_contract.HelloReplyLimits.__annotations__)
+    assert {"env_index", "observation", "reward", "terminated", "truncated", "info"} == set(_contract.RowsReplyRows.__annotations__)
+    assert {"handle", "num_envs", "env_ids", "autoreset_mode", "wrappers", "repr"} <= set(_contract.MakeReply.__annotations__)
