@@ -11,7 +11,8 @@ returns (--gamma, no critic). All of oat's PPO flags work (tyro), plus --env-id,
   python examples/train_oat.py --dry-run      # CPU: the collector with scripted replies
 
 Needs: Python 3.10 with oat-llm==0.2.4 and its GPU stack (vLLM, DeepSpeed, launchpad), and
-pip install -e core/python -e adapters/kit -e adapters/oat. --dry-run needs only oat.types.
+pip install -e core/python -e adapters/kit -e adapters/oat (`npm run setup -- --adapter oat` builds that
+venv in adapters/oat/.venv; the gem-ts wheel may stand in for core/python). --dry-run needs only oat.types.
 """
 from __future__ import annotations
 

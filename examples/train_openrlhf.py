@@ -11,7 +11,8 @@ OpenRLHF unchanged.
   python examples/train_openrlhf.py --model Qwen/Qwen3-1.7B -- --actor.num_gpus_per_node 8
   python examples/train_openrlhf.py --dry-run   # CPU: OpenRLHF's real executor, scripted vLLM engine
 
-Needs: openrlhf[vllm]==0.11.2 on GPUs, and pip install -e core/python -e adapters/kit -e adapters/openrlhf.
+Needs: openrlhf[vllm]==0.11.2 on GPUs, and pip install -e core/python -e adapters/kit -e adapters/openrlhf
+(`npm run setup -- --adapter openrlhf` builds that venv in adapters/openrlhf/.venv).
 """
 from __future__ import annotations
 

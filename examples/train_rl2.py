@@ -12,7 +12,8 @@ placed on that turn's last action token; the env's text is appended as observati
   python examples/train_rl2.py --dry-run        # CPU: the env module's reset/step with scripted replies
 
 Needs: RL2 (rl-square==0.0.2, or main with --main) on GPUs, and
-pip install -e core/python -e adapters/kit -e adapters/rl2.
+pip install -e core/python -e adapters/kit -e adapters/rl2 (`npm run setup -- --adapter rl2` builds that
+venv in adapters/rl2/.venv).
 """
 from __future__ import annotations
 

@@ -15,7 +15,8 @@ A dry run's tiny random model never ends an action within its token budget, so t
 scripted (guesses): the env is stepped through the adapter and GRPO trains on those episodes. It
 fails when the env was never stepped.
 
-Needs: pip install -e core/python -e adapters/kit -e adapters/trl (and vllm for --use-vllm).
+Needs: pip install -e core/python -e adapters/kit -e adapters/trl (and vllm for --use-vllm);
+`npm run setup -- --adapter trl` builds that venv in adapters/trl/.venv.
 The gem-ts server starts locally unless GEM_TS_ENDPOINT (or --endpoint) names a running one.
 """
 from __future__ import annotations

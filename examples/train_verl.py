@@ -9,7 +9,8 @@ reward is the trajectory's reward_score. Extra arguments after `--` go to verl a
   python examples/train_verl.py --model Qwen/Qwen3-1.7B --gpus 8 -- trainer.total_epochs=3
   python examples/train_verl.py --dry-run     # CPU: verl's real AgentLoopWorker, scripted LLM server
 
-Needs: pip install -e core/python -e adapters/kit -e adapters/verl (plus vllm or sglang on GPUs).
+Needs: pip install -e core/python -e adapters/kit -e adapters/verl (plus vllm or sglang on GPUs);
+`npm run setup -- --adapter verl` builds that venv in adapters/verl/.venv.
 The gem-ts server: --endpoint / $GEM_TS_ENDPOINT reachable from every Ray worker, else one local
 server per agent-loop worker.
 """
