@@ -50,6 +50,8 @@ export function lastBoxed(text: string): string | undefined {
  */
 const LIST_GAP = /^(?:\s|\$|\\[()[\]])*(?:,|;|,?\s*\\?(?:text\{\s*)?(?:and|or)\b\s*\}?)(?:\s|\$|\\[()[\]])*(?:[A-Za-z](?:_\{?\w+\}?)?\s*=\s*)?$/;
 const MAX_BOXES = 16;
+/** A longer gap between two boxes is prose, whatever it holds. */
+const MAX_GAP = 120;
 
 /**
  * The final boxed answer, where several boxes in a row that form one list (separated only by
@@ -66,7 +68,8 @@ export function finalBoxedList(text: string): string[] {
     const prevAt = lastBoxStart(text, out[0].start - 1);
     if (prevAt < 0) break;
     const prev = boxAt(text, prevAt);
-    if (!prev || prev.end > out[0].start || !LIST_GAP.test(text.slice(prev.end, out[0].start))) break;
+    const gap = prev ? out[0].start - prev.end : -1;
+    if (!prev || gap < 0 || gap > MAX_GAP || !LIST_GAP.test(text.slice(prev.end, out[0].start))) break;
     out.unshift(prev);
   }
   return out.map((b) => b.content);

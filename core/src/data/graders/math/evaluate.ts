@@ -236,6 +236,34 @@ function evaluateRaw(e: Expr, vars?: ReadonlyMap<string, number>): Num | undefin
 
 /** Terms a finite `\sum`/`\prod` may have; a longer one has no value here. */
 const MAX_TERMS = 1000;
+/** Nodes a big operator may evaluate in all, nested operators multiplied out (`\sum\sum\sum` stays bounded). */
+const MAX_WORK = 20000;
+
+/** Nodes evaluated to evaluate `e`, counting each term of a (nested) big operator; Infinity if unbounded. */
+function work(e: Expr): number {
+  switch (e.k) {
+    case 'add':
+      return e.terms.reduce((a, t) => a + work(t), 1);
+    case 'mul':
+      return e.factors.reduce((a, t) => a + work(t), 1);
+    case 'neg':
+    case 'pct':
+      return 1 + work(e.x);
+    case 'div':
+      return 1 + work(e.num) + work(e.den);
+    case 'pow':
+      return 1 + work(e.base) + work(e.exp);
+    case 'fn':
+      return e.args.reduce((a, t) => a + work(t), 1);
+    case 'bigop': {
+      const [lo, hi] = [e.lo, e.hi].map((x) => (x.k === 'num' && Q.isInteger(x.value) ? Number(x.value.n) : undefined));
+      const terms = lo !== undefined && hi !== undefined ? Math.max(0, hi - lo + 1) : MAX_TERMS;
+      return 1 + terms * work(e.body);
+    }
+    default:
+      return 1;
+  }
+}
 
 /** `e` with the bound variable `v` replaced by the number `value`. */
 function substitute(e: Expr, v: string, value: Expr): Expr {
@@ -268,7 +296,7 @@ function evaluateBigOperator(e: Extract<Expr, { k: 'bigop' }>, vars?: ReadonlyMa
   const hi = evaluate(e.hi, vars);
   if (!lo?.q || !hi?.q || !Q.isInteger(lo.q) || !Q.isInteger(hi.q)) return undefined;
   const count = hi.q.n - lo.q.n + 1n;
-  if (count > BigInt(MAX_TERMS)) return undefined;
+  if (count > BigInt(MAX_TERMS) || Number(count) * work(e.body) > MAX_WORK) return undefined;
   const terms: Expr[] = [];
   for (let k = lo.q.n; k <= hi.q.n; k++) terms.push(substitute(e.body, e.v, { k: 'num', value: Q.rat(k), float: false }));
   // An empty sum is 0 and an empty product 1, as the add/mul identities give.

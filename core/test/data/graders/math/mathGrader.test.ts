@@ -173,8 +173,11 @@ describe('the kinds models write that used to fail', () => {
     expect(isEquivalent(answer as string, gold as string)).toBe(expected);
   });
 
-  it('bounds big operators: a sum of more than a thousand terms has no value', () => {
+  it('bounds big operators: too many terms, nested ones multiplied out, have no value', () => {
     expect(isEquivalent('\\sum_{k=1}^{100000} k', '5000050000')).toBe(false);
     expect(isEquivalent('\\sum_{k=1}^{10^{12}} k', '1')).toBe(false);
+    expect(isEquivalent('\\sum_{i=1}^{10} \\sum_{j=1}^{10} ij', '3025')).toBe(true);
+    // 10^9 terms if it were evaluated: refused up front (unbounded, this test would hang).
+    expect(isEquivalent('\\sum_{i=1}^{1000} \\sum_{j=1}^{1000} \\sum_{k=1}^{1000} ijk', '1')).toBe(false);
   });
 });
