@@ -10,6 +10,9 @@ ensureChromium();
 const py = ensureRootVenv({ extras: 'all' }); // the benchmark and demo tests need their stacks too
 const failures = [];
 
+console.log('\n━━ TypeScript: ESLint (core/eslint.config.js) ━━');
+if (run('npx', ['eslint', 'src', 'test', 'bench'], { cwd: join(root, 'core') }) !== 0) failures.push('eslint');
+
 console.log('\n━━ TypeScript (vitest) ━━');
 if (run('npx', ['vitest', 'run'], { cwd: join(root, 'core') }) !== 0) failures.push('vitest');
 

@@ -13,7 +13,6 @@ const HEADER_RECORD_BATCH = 3;
 /** Schema.fbs `Type` union tags. */
 const TYPE_NAMES: Record<number, string> = { 1: 'Null', 2: 'Int', 3: 'FloatingPoint', 4: 'Binary', 5: 'Utf8', 6: 'Bool', 20: 'LargeUtf8', 19: 'LargeBinary' };
 const TYPE_INT = 2;
-const TYPE_UTF8 = 5;
 
 function invalid(message: string): never {
   throw new GemError('INVALID_BODY', message);
