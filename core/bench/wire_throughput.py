@@ -5,8 +5,9 @@ Random actions on game:GuessTheNumber-v0-easy (1–10, 4 turns; same-step autore
 1,024 envs: env-steps/s of gem_ts (Python client → ipc → gem-ts server) and of GEM's SyncVectorEnv
 and AsyncVectorEnv (gem-llm from PyPI, in this benchmark's own venv core/bench/.venv-gem, created on
 first run), and the ratios. Also: one-env round-trip latency p50/p99 over ipc and tcp, the inline vs
-Arrow crossover that sets `inline_max_rows`, coalesced asyncio steps, and the server's memory with
-10,000 live envs.
+Arrow crossover that sets `inline_max_rows`, coalesced asyncio steps, the server's memory with
+10,000 live envs, and over tcp the paths trainers use: one env through `gem_ts.make` and through
+`gem_ts.aio` (p50/p99), and 256 asyncio coroutines against one `make_vec(256)` batch step.
 
 Both sides run the same loop: draw n actions from the same ten strings, step, count n env-steps.
 
@@ -198,6 +199,72 @@ def aio_coalesced(endpoint: str, agents: int = 256, seconds: float = 3.0) -> Dic
     return {"agents": agents, "env_steps_per_s": asyncio.run(main())}
 
 
+def _percentiles(samples_s: List[float]) -> Dict[str, float]:
+    import numpy as np
+
+    a = np.array(samples_s) * 1e6
+    return {"p50_us": float(np.percentile(a, 50)), "p99_us": float(np.percentile(a, 99)), "count": len(samples_s)}
+
+
+def flavours(endpoint: str, seconds: float, agents: int = 256, count: int = 3000) -> Dict[str, Any]:
+    """What trainers use, both flavours on one server: one env (``gem_ts.make``'s Env, and one
+    ``gem_ts.aio`` sub-env) step round trips, and `agents` asyncio coroutines each stepping one env
+    against one ``make_vec(agents)`` batch step, in the same run."""
+    import gem_ts
+    from gem_ts import Client, aio
+
+    out: Dict[str, Any] = {}
+    with Client(endpoint) as c:
+        env = gem_ts.make(ENV_ID, client=c)
+        env.reset(seed=0)
+        samples = []
+        for k in range(count + 300):
+            t0 = time.perf_counter()
+            *_, terminated, truncated, _ = env.step(POOL[k % 10])
+            if k >= 300:
+                samples.append(time.perf_counter() - t0)
+            if terminated or truncated:
+                env.reset()
+        env.close()
+        out["sync_env"] = _percentiles(samples)
+        vec = gem_ts.make_vec(ENV_ID, num_envs=agents, seed=0, client=c)
+        vec.reset(seed=0)
+        out["make_vec_batch_env_steps_per_s"] = measure(vec.step, agents, seconds)["wall"]
+        vec.close()
+
+    async def main() -> None:
+        async with await aio.connect(endpoint) as a:
+            one = await a.make_vec(ENV_ID, num_envs=1, seed=0)  # same-step autoreset: never needs a reset
+            await one.reset(seed=0)
+            sub, samples = one.env(0), []
+            for k in range(count + 300):
+                t0 = time.perf_counter()
+                await sub.step(POOL[k % 10])
+                if k >= 300:
+                    samples.append(time.perf_counter() - t0)
+            out["aio_env"] = _percentiles(samples)
+            pool = await a.make_vec(ENV_ID, num_envs=agents, seed=0)
+            await pool.reset(seed=0)
+            stop = time.perf_counter() + seconds
+            counts = [0] * agents
+
+            async def agent(i: int) -> None:
+                env, k = pool.env(i), i
+                while time.perf_counter() < stop:
+                    await env.step(POOL[k % 10])
+                    k += 7
+                    counts[i] += 1
+
+            t0 = time.perf_counter()
+            await asyncio.gather(*[agent(i) for i in range(agents)])
+            out["aio_coroutines_env_steps_per_s"] = sum(counts) / (time.perf_counter() - t0)
+
+    asyncio.run(main())
+    out["agents"] = agents
+    out["aio_over_batch"] = out["aio_coroutines_env_steps_per_s"] / out["make_vec_batch_env_steps_per_s"]
+    return out
+
+
 def memory(client, n: int = 10_000) -> Dict[str, float]:
     """RSS and JS heap of a fresh server, idle and with n live envs (made, reset and stepped once),
     and after closing them."""
@@ -278,6 +345,7 @@ def main() -> None:
         mem = memory(mem_client)
     with LocalServer(endpoint="tcp://127.0.0.1:0") as tcp_server, Client(tcp_server.endpoint) as tcp_client:
         lat_tcp = latency(tcp_client)
+        paths_tcp = flavours(tcp_server.endpoint, args.seconds)
 
     ratios = {
         n: {"vs_gem_sync": ts[n] / gem_res["sync"][n], "vs_gem_async": ts[n] / gem_res["async"][n]} for n in ts
@@ -294,6 +362,7 @@ def main() -> None:
         "inline_vs_arrow_round_trip_median_us": cross,
         "inline_max_rows": inline_max_rows,
         "aio_coalesced": coalesced,
+        "trainer_paths_tcp": paths_tcp,
         "server_memory": mem,
     }
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
@@ -312,6 +381,13 @@ def main() -> None:
     print(f"\none-env round trip: ipc p50 {lat_ipc['p50_us']:.0f} µs p99 {lat_ipc['p99_us']:.0f} µs; tcp p50 {lat_tcp['p50_us']:.0f} µs p99 {lat_tcp['p99_us']:.0f} µs")
     print("inline vs arrow (median µs per round trip): " + ", ".join(f"{n}: {v['inline_us']:.0f}/{v['arrow_us']:.0f}" for n, v in cross.items()))
     print(f"aio, {coalesced['agents']} coroutines × 1 env, coalesced: {coalesced['env_steps_per_s']:,.0f} env-steps/s")
+    pt = paths_tcp
+    print(
+        f"tcp, trainer paths: gem_ts.make env p50 {pt['sync_env']['p50_us']:.0f} µs p99 {pt['sync_env']['p99_us']:.0f} µs; "
+        f"gem_ts.aio env p50 {pt['aio_env']['p50_us']:.0f} µs p99 {pt['aio_env']['p99_us']:.0f} µs; "
+        f"{pt['agents']} coroutines {pt['aio_coroutines_env_steps_per_s']:,.0f} env-steps/s = {pt['aio_over_batch']:.2f} × "
+        f"make_vec({pt['agents']}) batch steps ({pt['make_vec_batch_env_steps_per_s']:,.0f})"
+    )
     print(
         f"server memory with {mem['envs']:,} live envs: {mem['server_rss_mib_with_envs']:.0f} MiB RSS "
         f"({mem['server_rss_mib_before']:.0f} MiB before), JS heap {mem['server_heap_mib_with_envs']:.0f} MiB ({mem['server_heap_mib_before']:.0f} before)"
