@@ -207,17 +207,29 @@ export class TranscriptIndex {
     }
   }
 
+  /** The lines of the episodes before and after `line` in the file, for previous/next links. */
+  neighbours(line: number): { prev?: number; next?: number } {
+    const i = this.findIndex(line);
+    if (i < 0) return {};
+    return { prev: this.entries[i - 1]?.summary.line, next: this.entries[i + 1]?.summary.line };
+  }
+
   private findLine(line: number): Entry | undefined {
+    const i = this.findIndex(line);
+    return i < 0 ? undefined : this.entries[i];
+  }
+
+  private findIndex(line: number): number {
     // Entries are in line order: binary search.
     let lo = 0;
     let hi = this.entries.length - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
       const l = this.entries[mid].summary.line;
-      if (l === line) return this.entries[mid];
+      if (l === line) return mid;
       if (l < line) lo = mid + 1;
       else hi = mid - 1;
     }
-    return undefined;
+    return -1;
   }
 }

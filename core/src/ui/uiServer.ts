@@ -179,7 +179,7 @@ export async function startUiServer(opts: UiServerOptions): Promise<UiServer> {
           message: `This episode was written in transcript format version ${record.version}; this viewer reads version ${TRANSCRIPT_VERSION}. Fields it does not know are shown under "other fields".`,
         });
       }
-      return sendJson(res, 200, { run: { id: run.id, name: run.name }, line, record, notices });
+      return sendJson(res, 200, { run: { id: run.id, name: run.name }, line, ...run.index.neighbours(line), record, notices });
     }
     if (parts[0] === 'runs' && parts[2] === 'benchmark') {
       const run = catalog.get(decodeURIComponent(parts[1]));
@@ -284,6 +284,8 @@ export async function startUiServer(opts: UiServerOptions): Promise<UiServer> {
       else res.destroy();
     });
   });
+  // Episodes played in earlier sessions are there to read.
+  if (existsSync(playFile)) catalog.addTranscript(playFile);
   await new Promise<void>((ok, fail) => {
     server.once('error', fail);
     server.listen(opts.port ?? 0, '127.0.0.1', () => ok());

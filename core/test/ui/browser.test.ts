@@ -157,6 +157,11 @@ describe.skipIf(skip)('gem-ts ui in Chromium', () => {
     await page.click('.turn-chip[data-turn="3"]');
     // Turn 3 in chat mode: user, assistant, user, assistant, user.
     expect(await page.locator('.chat .msg').count()).toBe(5);
+    await page.click('a.next-episode');
+    await expect.poll(() => page.locator('.episode-head .muted', { hasText: 'line' }).textContent()).toBe(`line ${line + 1}`);
+    await page.click('a.prev-episode');
+    await expect.poll(() => page.locator('.episode-head .muted', { hasText: 'line' }).textContent()).toBe(`line ${line}`);
+    await page.click('.turn-chip[data-turn="3"]');
     await page.click('button[data-view=template]');
     await expect.poll(() => page.locator('pre.template').textContent()).toMatch(/^<\|im_start\|>user\n[\s\S]*<\|im_start\|>assistant\n$/);
     // The same turn through Llama 3's template.

@@ -86,6 +86,9 @@ describe('runs and episodes', () => {
     const lines = readFileSync(join(runs.search, 'transcripts.jsonl'), 'utf8').trim().split('\n');
     const ep = await get('/api/runs/search/episodes/4');
     expect(ep.record).toEqual(JSON.parse(lines[3]));
+    expect([ep.prev, ep.next]).toEqual([3, 5]);
+    const first = await get('/api/runs/search/episodes/1');
+    expect([first.prev, first.next]).toEqual([undefined, 2]);
     const res = await fetch(`${ui.url}/api/runs/search/episodes/99`);
     expect(res.status).toBe(404);
   });

@@ -50,7 +50,7 @@ function flags(t: TurnRecord): HTMLElement {
 
 export async function episodeView(root: HTMLElement, route: Route): Promise<() => void> {
   const [, runId, lineText] = route.parts;
-  const data = await api<{ run: { id: string; name: string }; line: number; record: EpisodeRecord; notices: Notice[] }>(
+  const data = await api<{ run: { id: string; name: string }; line: number; prev?: number; next?: number; record: EpisodeRecord; notices: Notice[] }>(
     `runs/${encodeURIComponent(runId)}/episodes/${encodeURIComponent(lineText)}`,
   );
   const ep = data.record;
@@ -72,7 +72,13 @@ export async function episodeView(root: HTMLElement, route: Route): Promise<() =
   const header = h(
     'div',
     { class: 'episode-head' },
-    h('a', { href: `#/run/${encodeURIComponent(data.run.id)}`, class: 'back' }, `← ${data.run.name}`),
+    h(
+      'div',
+      { class: 'episode-nav' },
+      h('a', { href: `#/run/${encodeURIComponent(data.run.id)}`, class: 'back' }, `← ${data.run.name}`),
+      data.prev ? h('a', { href: `#/episode/${encodeURIComponent(data.run.id)}/${data.prev}`, class: 'prev-episode' }, '‹ previous episode') : null,
+      data.next ? h('a', { href: `#/episode/${encodeURIComponent(data.run.id)}/${data.next}`, class: 'next-episode' }, 'next episode ›') : null,
+    ),
     h('h1', {}, `${ep.env_id} `, h('span', { class: 'muted' }, `seed ${ep.seed}`)),
     h(
       'div',
