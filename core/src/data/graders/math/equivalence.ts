@@ -307,7 +307,15 @@ function compareIntervals(g: Extract<Answer, { k: 'interval' }>, p: Extract<Answ
   return g.loOpen === p.loOpen && g.hiOpen === p.hiOpen && same(g.lo, p.lo) && same(g.hi, p.hi);
 }
 
+/** `\{1, 2\} \cup \{3\}` is the finite set {1, 2, 3}. */
+function mergeFiniteUnion(a: Answer): Answer {
+  if (a.k !== 'union' || !a.parts.every((p) => p.k === 'set')) return a;
+  return { k: 'set', items: a.parts.flatMap((p) => (p as Extract<Answer, { k: 'set' }>).items) };
+}
+
 function compareStructures(gold: Answer, pred: Answer): boolean {
+  gold = mergeFiniteUnion(gold);
+  pred = mergeFiniteUnion(pred);
   if (gold.k === 'interval' && pred.k === 'interval' && properInterval(gold) && properInterval(pred)) return compareIntervals(gold, pred);
   if (gold.k === 'union' || pred.k === 'union') {
     const gp = gold.k === 'union' ? gold.parts : [gold];
