@@ -5,16 +5,24 @@ import { parsedSpan, type Message } from './turnParts.ts';
 
 const MARK_CLASS: Record<string, string> = { G: 'mark-g', Y: 'mark-y', X: 'mark-x' };
 
-function cellClass(v: string): string {
+/** Tiles of a 2048-like board (unlabelled, every number a power of two) are shaded by value. */
+function isTileBoard(g: Grid): boolean {
+  if (g.header || g.rowLabels) return false;
+  const nums = g.rows.flat().filter((v) => /^\d+$/.test(v)).map(Number);
+  return nums.length > 0 && nums.every((n) => n >= 2 && (n & (n - 1)) === 0);
+}
+
+function cellClass(v: string, tiles: boolean): string {
   if (v === '.' || v === '_' || v === '__') return 'cell empty';
   if (v === '#') return 'cell wall';
-  if (/^\d+$/.test(v)) return `cell num n${Math.min(12, Math.round(Math.log2(Math.max(1, Number(v)))))}`;
+  if (/^\d+$/.test(v)) return tiles ? `cell num n${Math.min(12, Math.round(Math.log2(Number(v))))}` : 'cell num';
   if (/^[A-Za-z]$/.test(v)) return 'cell letter';
   return 'cell sym';
 }
 
 export function gridTable(g: Grid): HTMLTableElement {
   const rule = (set: number[], i: number) => set.includes(i);
+  const tiles = isTileBoard(g);
   return h(
     'table',
     { class: 'board', 'data-rows': g.rows.length, 'data-cols': g.rows[0]?.length ?? 0 },
@@ -32,7 +40,7 @@ export function gridTable(g: Grid): HTMLTableElement {
             const found = /^\[.+\]$/.test(cellText);
             const v = found ? cellText.slice(1, -1) : cellText;
             const mark = g.marks?.[r]?.[c];
-            const cls = `${cellClass(v)}${found ? ' found' : ''}${mark ? ` ${MARK_CLASS[mark]}` : ''}${rule(g.ruleAfterCols, c) ? ' rule-right' : ''}`;
+            const cls = `${cellClass(v, tiles)}${found ? ' found' : ''}${mark ? ` ${MARK_CLASS[mark]}` : ''}${rule(g.ruleAfterCols, c) ? ' rule-right' : ''}`;
             return h('td', { class: cls }, v === '.' || v === '_' || v === '__' ? '' : v);
           }),
         ),
