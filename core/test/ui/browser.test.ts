@@ -8,7 +8,7 @@
  * Chromium comes from `npm test` (ensureChromium in scripts/lib.mjs installs it with apt-get when it
  * can); where it cannot, that sets GEM_TS_SKIP_BROWSER_TESTS=1 and these tests skip, loudly.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -127,6 +127,12 @@ describe.skipIf(skip)('gem-ts ui in Chromium', () => {
     await page.fill('input[name=q]', 'wordle');
     await expect.poll(() => page.locator('.episode-table tbody tr').count()).toBe(3);
     await shot('runs');
+    // A run still being written: an appended episode shows up without a reload.
+    await page.fill('input[name=q]', '');
+    await expect.poll(() => page.locator('.episode-table tbody tr').count()).toBe(12);
+    appendFileSync(join(dir, 'runs', 'search', 'transcripts.jsonl'), JSON.stringify({ ...searchLines[0], seed: 99 }) + '\n');
+    await expect.poll(() => page.locator('.episode-table tbody tr').count(), { timeout: 15_000 }).toBe(13);
+    await page.fill('input[name=q]', '');
   });
 
   it('Episode: two clicks from the runs list, then step through every turn', async () => {

@@ -155,8 +155,16 @@ function evalRunView(main: HTMLElement, run: RunInfo, query: URLSearchParams): (
     renderEnvs(page.envs);
     renderFilters(page.envs);
     renderTable(page);
-    // Keep reading while the index grows (a big file, or a run still writing).
-    if (p.indexing) timer = setTimeout(() => void load(), 400);
+    // Keep reading while the index grows (a big file); look again now and then for a run still writing.
+    timer = setTimeout(() => void (p.indexing ? load() : recheck(p.bytes_total)), p.indexing ? 400 : 4000);
+  }
+
+  /** Redraws only when the file changed size (an eval still appending episodes). */
+  async function recheck(bytes: number): Promise<void> {
+    const page = await api<EpisodePage>(`runs/${encodeURIComponent(run.id)}/episodes?limit=1`).catch(() => undefined);
+    if (!alive) return;
+    if (page && page.progress.bytes_total !== bytes) void load();
+    else timer = setTimeout(() => void recheck(bytes), 4000);
   }
 
   function renderEnvs(envs: EnvRow[]): void {
