@@ -334,9 +334,16 @@ function compareStructures(gold: Answer, pred: Answer): boolean {
     if (g.kind === 'set') return matchUnordered(g.items, p.items) || (p.kind === 'set' && matchUnordered(distinct(g.items), distinct(p.items)));
     return matchOrdered(g.items, p.items);
   }
-  // A lone value against a one-element collection.
-  if (g && !p && isExpr(pred)) return g.items.length === 1 && same(g.items[0], pred);
-  if (p && !g && isExpr(gold)) return p.items.length === 1 && same(gold, p.items[0]);
+  // A lone value against a one-element collection (`3, 3` is the set {3}).
+  const single = (c: Collection): Answer | undefined => (c.items.length === 1 ? c.items[0] : c.kind === 'set' && distinct(c.items).length === 1 ? c.items[0] : undefined);
+  if (g && !p && isExpr(pred)) {
+    const only = single(g);
+    return only !== undefined && same(only, pred);
+  }
+  if (p && !g && isExpr(gold)) {
+    const only = single(p);
+    return only !== undefined && same(gold, only);
+  }
   return false;
 }
 

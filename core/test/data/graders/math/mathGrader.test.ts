@@ -164,6 +164,8 @@ describe('the kinds models write that used to fail', () => {
     ['\\{1, 2\\}', '1, 1, 3', false],
     ['\\{1, 2, 3\\}', '\\{1, 2\\} \\cup \\{3\\}', true],
     ['\\{1, 2, 3\\}', '\\{1, 2\\} \\cup \\{4\\}', false],
+    ['3', '3, 3', true],
+    ['3', '3, 4', false],
     // big operators, upright e
     ['55', '\\sum_{k=1}^{10} k', true],
     ['385', '\\sum_{k=1}^{10} k^2', true],
