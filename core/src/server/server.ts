@@ -15,6 +15,7 @@ import { GemError, isGemError } from '../core/errors.ts';
 import { defaultRegistry, type EnvRegistry } from '../registry/registry.ts';
 import { tokenMatches, unauthorized } from './auth.ts';
 import { ClientSession } from './clientSession.ts';
+import { availableMemory } from './quotas.ts';
 import { releaseFreedMemory } from './releaseMemory.ts';
 import { Tenancy } from './tenancy.ts';
 import { removeIpcFile, validateEndpoint } from './endpoint.ts';
@@ -47,6 +48,8 @@ export interface ServerStats {
   heap_used_bytes: number;
   /** Memory outside the JS heap held by JS objects (Buffers, ArrayBuffers). */
   external_bytes: number;
+  /** Memory the process can still take, which memory_headroom_bytes is checked against. */
+  available_memory_bytes: number;
   /** CPU time of the server process (user + system), for per-CPU-second rates in benchmarks. */
   cpu_s: number;
   /** Distinct pushed datasets held for all clients, and their bytes (identical bytes count once). */
@@ -163,6 +166,7 @@ export class GemServer {
       rss_bytes: mem.rss,
       heap_used_bytes: mem.heapUsed,
       external_bytes: mem.external,
+      available_memory_bytes: availableMemory(),
       cpu_s: (cpu.user + cpu.system) / 1e6,
       ...this.tenancy.totals(),
     };
