@@ -107,6 +107,9 @@ describe('sessions own what they push and register', () => {
     await silent.ok({ op: 'register_dataset', name: 'shared/team/set' }, mathTable('published'));
     const reader = client();
     expect(await firstProblem(reader, { dataset: 'shared/team/set' })).toBe('published');
+    const takeover = await reader.request({ op: 'register_dataset', name: 'shared/team/set' }, mathTable('hijacked'));
+    expect(takeover.header.error.code).toBe('ALREADY_REGISTERED');
+    expect(await firstProblem(reader, { dataset: 'shared/team/set' })).toBe('published');
     silent.close();
     for (let i = 0; i < 10; i++) {
       await sleep(100);
@@ -133,6 +136,21 @@ describe('sessions own what they push and register', () => {
     expect(await firstProblem(b, { dataset: name })).toBe('addressed by content'); // b still holds it
     await b.ok({ op: 'close' });
     expect(server!.stats()).toMatchObject({ datasets: 0 });
+  });
+});
+
+describe('bad pushes', () => {
+  it('are refused clearly and hold nothing', async () => {
+    await serve();
+    const c = client();
+    const empty = tableToIPC(tableFromArrays({ problem: [] as string[], answer: [] as string[] }), 'stream');
+    expect((await c.request({ op: 'register_dataset', name: 'empty' }, empty)).header.error.code).toBe('DATASET_INVALID');
+    expect((await c.request({ op: 'register_dataset', name: 'junk' }, Buffer.from('not arrow'))).header.error.code).toBe('INVALID_BODY');
+    expect((await c.request({ op: 'register_dataset', name: 'nobody' })).header.error.code).toBe('INVALID_REQUEST');
+    expect((await c.ok({ op: 'stats' })).header.client).toMatchObject({ datasets: 0, dataset_bytes: 0 });
+    expect(server!.stats()).toMatchObject({ datasets: 0, dataset_bytes: 0 });
+    await c.ok({ op: 'register_dataset', name: 'fine' }, mathTable('still works'));
+    expect(await firstProblem(c, { dataset: 'fine' })).toBe('still works');
   });
 });
 
