@@ -20,6 +20,7 @@ import os
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
 
 from . import calls, protocol
+from ._contract import SpecReply
 from .calls import Plan, ResetOne, Seed, StepOne, StepReturn
 from .errors import GemError, UnknownHandleError
 from .local_server import LocalServer
@@ -107,7 +108,7 @@ class AsyncClient(SessionView):
     async def list_envs(self, filter: Optional[str] = None, verbose: bool = False) -> List[Any]:
         return await self.run(calls.list_envs(filter, verbose))
 
-    async def spec(self, env_id: Optional[str] = None, handle: Optional[int] = None) -> Dict[str, Any]:
+    async def spec(self, env_id: Optional[str] = None, handle: Optional[int] = None) -> SpecReply:
         return await self.run(calls.spec(env_id, handle))
 
     async def make_vec(

@@ -9,11 +9,12 @@ receives their results, driven by either client.
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, Generator, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Generator, List, Mapping, Optional, Sequence, Tuple, Union, cast
 
 import numpy as np
 
 from . import protocol
+from ._contract import MakeReply, SpecReply
 from .datasets import inline_dataset, to_arrow_table
 from .session import Call, Handle, Header, Session
 from .wrappers.wrapper_factory import resolve_wrappers
@@ -62,22 +63,30 @@ def seed_arg(seed: Any, what: str = "reset") -> Union[None, int, List[int]]:
 
 def actions_arg(actions: Any, num_envs: int, all_indices: Sequence[int]) -> Tuple[Sequence[int], List[str]]:
     """(indices, actions) of a vector step: a list with one action per env, or {env_index: action}."""
-    if isinstance(actions, Mapping):
-        indices: Sequence[int] = [int(i) for i in actions.keys()]
+    if type(actions) is list:  # the common case, without the ABC checks below
+        acts: List[Any] = actions
+        if len(acts) != num_envs:
+            raise ValueError(f"step: got {len(acts)} actions for {num_envs} envs; pass a dict to step a subset")
+        indices: Sequence[int] = all_indices
+    elif isinstance(actions, Mapping):
+        indices = [int(i) for i in actions.keys()]
         acts = list(actions.values())
     elif isinstance(actions, (str, bytes)) or not isinstance(actions, (Sequence, np.ndarray)):
         raise TypeError(
             f"step: actions must be a list with one action per env (or a dict {{env_index: action}}), not {type(actions).__name__}"
         )
     else:
-        acts = list(actions)
+        acts = actions if type(actions) is list else list(actions)
         if len(acts) != num_envs:
             raise ValueError(f"step: got {len(acts)} actions for {num_envs} envs; pass a dict to step a subset")
         indices = all_indices
-    for k, a in enumerate(acts):
-        if type(a) is not str:
+    if set(map(type, acts)) - _STR:  # one C pass; the loop only runs to name the culprit
+        for k, a in enumerate(acts):
             action_arg(a, int(indices[k]))
     return indices, acts
+
+
+_STR = {str}
 
 
 def action_arg(action: Any, index: int) -> str:
@@ -157,12 +166,12 @@ def list_envs(filter: Optional[str] = None, verbose: bool = False) -> Call[List[
     return Call("list_envs", fields, decode=lambda h, b: list(h["envs"]))
 
 
-def spec(env_id: Optional[str] = None, handle: Optional[int] = None) -> Call[Header]:
+def spec(env_id: Optional[str] = None, handle: Optional[int] = None) -> Call[SpecReply]:
     fields: Header = {} if env_id is None else {"env_id": env_id_arg(env_id, "spec")}
-    return Call("spec", fields, handle=handle)
+    return Call("spec", fields, decode=lambda h, b: cast(SpecReply, h), handle=handle)
 
 
-def make(session: Session, env_ids: Union[str, Sequence[str]], **fields: Any) -> Call[Header]:
+def make(session: Session, env_ids: Union[str, Sequence[str]], **fields: Any) -> Call[MakeReply]:
     """A make request; the reply's ``handle`` becomes a ``Handle`` of the server's current boot."""
     ids: Union[str, List[str]] = env_id_arg(env_ids) if isinstance(env_ids, str) else [env_id_arg(e) for e in _id_list(env_ids)]
     header: Header = {"env_ids": ids}
@@ -172,8 +181,8 @@ def make(session: Session, env_ids: Union[str, Sequence[str]], **fields: Any) ->
     if "seed" in header:
         header["seed"] = _one_seed(header["seed"], "make")
 
-    def decode(h: Header, b: Optional[bytes]) -> Header:
-        return {**h, "handle": session.handle(int(h["handle"]), int(h["num_envs"]))}
+    def decode(h: Header, b: Optional[bytes]) -> MakeReply:
+        return cast(MakeReply, {**h, "handle": session.handle(int(h["handle"]), int(h["num_envs"]))})
 
     return Call("make", header, decode=decode)
 
@@ -215,7 +224,9 @@ def reset(
 def step(handle: int, indices: Sequence[int], actions: Sequence[str], inline_max_rows: int, decode: Any = rows) -> Call[Any]:
     """Inline rows for a few envs (cheapest), an Arrow body for many."""
     if len(actions) <= inline_max_rows:
-        idx = indices if type(indices) is list else [int(i) for i in indices]
+        t = type(indices)
+        # A vector env's own index tuple holds ints already; anything else is converted.
+        idx = indices if t is list else list(indices) if t is tuple else [int(i) for i in indices]
         acts = actions if type(actions) is list else list(actions)
         return Call("step", {"rows": {"env_index": idx, "action": acts}}, decode=decode, handle=handle, indices=indices)
     return Call("step", None, protocol.encode_step_arrow(indices, actions), decode, handle=handle, indices=indices)

@@ -14,6 +14,7 @@ import threading
 from typing import Any, Dict, List, Optional, Sequence, TypeVar, Union
 
 from . import calls, protocol
+from ._contract import MakeReply, SpecReply
 from .calls import Plan, Seed
 from .errors import UnknownHandleError
 from .local_server import LocalServer
@@ -90,10 +91,10 @@ class Client(SessionView):
     def list_envs(self, filter: Optional[str] = None, verbose: bool = False) -> List[Any]:
         return self.run(calls.list_envs(filter, verbose))
 
-    def spec(self, env_id: Optional[str] = None, handle: Optional[int] = None) -> Dict[str, Any]:
+    def spec(self, env_id: Optional[str] = None, handle: Optional[int] = None) -> SpecReply:
         return self.run(calls.spec(env_id, handle))
 
-    def make(self, env_ids: Ids, **fields: Any) -> Dict[str, Any]:
+    def make(self, env_ids: Ids, **fields: Any) -> MakeReply:
         """The raw make op (``num_envs``, ``options``, ``wrappers``, …); ``gem_ts.make_vec`` wraps it."""
         return self.run(calls.make(self.session, env_ids, **fields))
 
