@@ -85,7 +85,7 @@ export function makeVec(ids: string | string[], opts: MakeVecOptions = {}): Vect
       const { reg, spec } = resolved;
       let env: Env<any, any>;
       if (pool && spec.cpuBound) {
-        env = pool.createEnv(spec, s);
+        env = pool.createEnv(spec, s, reg.moduleUrl);
       } else {
         env = reg.create(spec.options, spec, s);
         if (!env.spec) (env as { spec?: EnvSpec }).spec = spec;

@@ -12,7 +12,6 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { EnvClosedError, GemError, type GemErrorCode } from '../core/errors.ts';
 import type { EnvSpec } from '../core/spec.ts';
-import { getRegistration } from '../registry/registry.ts';
 import { WorkerEnv, type WorkerChannel } from './workerEnv.ts';
 import type { WorkerBootData, WorkerReply, WorkerRequest } from './workerProtocol.ts';
 
@@ -110,14 +109,16 @@ export class WorkerPool {
     this.size = size;
   }
 
-  /** Make the env `spec` describes (options already validated) in the least loaded worker. */
-  createEnv(spec: EnvSpec, seed?: number): WorkerEnv {
+  /**
+   * Make the env `spec` describes (options already validated) in the least loaded worker;
+   * `moduleUrl` is its registration's, for ids registered outside src/envs (the worker imports it).
+   */
+  createEnv(spec: EnvSpec, seed?: number, moduleUrl?: string): WorkerEnv {
     const id = spec.id;
     if (this.closed) throw new EnvClosedError('create envs in');
     const thread = this.leastLoaded();
     const key = this.nextKey();
     thread.envCount++;
-    const moduleUrl = getRegistration(id).moduleUrl;
     const made = thread.call({ op: 'make', id: 0, key, envId: id, options: spec.options, seed, moduleUrl });
     // A failed make is reported by the env's first reset or step (the worker keeps the error).
     made.catch(() => undefined);
