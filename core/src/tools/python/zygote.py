@@ -155,10 +155,22 @@ def print_uncaught(e):
         pass
 
 
+def flush_std_streams(code):
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:
+            # As an interpreter does when it cannot flush stdout (e.g. a closed pipe): status 120.
+            if stream is sys.stdout and code == 0:
+                code = 120
+    return code
+
+
 def finalize(namespace, code):
     """What an interpreter does on the way out, in its order: join non-daemon threads, run atexit
-    hooks, drop the program's globals (file objects it never closed flush as they are freed), flush
-    the standard streams. A SystemExit raised on the way out sets the status, as it would there."""
+    hooks, flush the standard streams, then drop the program's globals (file objects it never closed
+    flush as they are freed, after stdout, as there). A SystemExit raised while joining threads sets
+    the status, as it would there."""
     try:
         threading = sys.modules.get("threading")
         if threading is not None:
@@ -168,19 +180,13 @@ def finalize(namespace, code):
     except BaseException as e:
         print_uncaught(e)
     atexit._run_exitfuncs()
+    code = flush_std_streams(code)
     try:
         namespace.clear()
         gc.collect()
     except BaseException:
         pass
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except BaseException:
-            # As an interpreter does when it cannot flush stdout (e.g. a closed pipe): status 120.
-            if stream is sys.stdout and code == 0:
-                code = 120
-    return code
+    return flush_std_streams(code)
 
 
 def runner(req_r, workdir, isolated, out_w, err_w):

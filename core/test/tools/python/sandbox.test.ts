@@ -90,7 +90,7 @@ describe.skipIf(!bwrapWorks())('Sandbox (bubblewrap)', () => {
       ['hooks run after an uncaught exception too', 'import atexit\natexit.register(print, "bye")\nraise ValueError', 'bye\n', 1],
       ['sys.exit(code) gives the exit code, after the hooks', 'import atexit, sys\natexit.register(print, "hook")\nprint("main")\nsys.exit(7)', 'main\nhook\n', 7],
       ['sys.exit in a hook is reported, not fatal', 'import atexit, sys\natexit.register(sys.exit, 5)\nprint("x")', 'x\n', 0],
-      ['an unclosed buffered file on fd 1 is flushed', 'out = open(1, "w", buffering=1 << 20, closefd=False)\nout.write("kept\\n")', 'kept\n', 0],
+      ['an unclosed buffered file on fd 1 is flushed, after stdout', 'print("first")\nout = open(1, "w", buffering=1 << 20, closefd=False)\nout.write("kept\\n")', 'first\nkept\n', 0],
       ['non-daemon threads are joined first', 'import threading, time\ndef work():\n    time.sleep(0.2)\n    print("thread")\nthreading.Thread(target=work).start()', 'thread\n', 0],
       ['sys.stdout.buffer writes in order with print', 'import sys\nprint("a", flush=True)\nsys.stdout.buffer.write(b"b\\n")', 'a\nb\n', 0],
       ['os._exit still skips everything, as it does in Python', 'import atexit, os\natexit.register(print, "never")\nos._exit(4)', '', 4],
