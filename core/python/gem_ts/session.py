@@ -231,12 +231,12 @@ class Session:
             return None  # the server never sends these; nothing to answer
         if not isinstance(header, dict):
             return None
+        if header.get("op") == "env_call":
+            return header  # the server's own id space: never a reply, whatever its id
         rid = header.get("id")
         call = self.pending.pop(rid, None) if isinstance(rid, int) else None
         if call is not None:
             return call, header, frames[1] if len(frames) > 1 else None
-        if header.get("op") == "env_call":
-            return header
         if rid is None and not header.get("ok", True) and self.pending:
             # The server could not read a request's id (never for well-formed requests): the error is
             # the oldest request's.

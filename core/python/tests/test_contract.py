@@ -118,3 +118,4 @@ def test_reply_fields_the_client_reads_are_in_the_contract() -> None:
     assert {"heartbeat_ms", "inline_max_rows"} <= set(_contract.HelloReplyLimits.__annotations__)
     assert {"env_index", "observation", "reward", "terminated", "truncated", "info"} == set(_contract.RowsReplyRows.__annotations__)
     assert {"handle", "num_envs", "env_ids", "autoreset_mode", "wrappers", "repr"} <= set(_contract.MakeReply.__annotations__)
+

@@ -1,4 +1,5 @@
-"""The session core: the auth token travels in hello (token=, GEM_TS_TOKEN) for both clients."""
+"""The session core: the auth token travels in hello (token=, GEM_TS_TOKEN) for both clients; replies
+are matched to requests and never confused with the server's own env_call messages."""
 
 from __future__ import annotations
 
@@ -58,3 +59,17 @@ def test_hello_announces_the_servers_boot_id(client: Client, fresh_client: Clien
     env = gem.make(EASY, client=client)
     assert getattr(env.handle, "boot_id") == client.boot_id
     env.close()
+
+
+def test_an_env_call_is_never_taken_for_the_reply_that_shares_its_id() -> None:
+    """env_call ids are the server's own sequence; they collide with request ids all the time."""
+    from gem_ts import calls, protocol
+    from gem_ts.session import Session
+
+    s = Session("ipc:///nowhere")
+    call = calls.ping()
+    s.frame(call, 0.0)
+    env_call = {"v": 1, "id": call.rid, "op": "env_call", "env_id": "py:X-v0", "instance": 0, "call": "reset", "args": {}}
+    assert s.receive([protocol.pack(env_call)], 0.0) == env_call
+    reply = s.receive([protocol.pack({"v": 1, "id": call.rid, "ok": True, "time_ms": 5})], 0.0)
+    assert isinstance(reply, tuple) and reply[0] is call and s.finish(call, reply[1], reply[2]) == 5.0
