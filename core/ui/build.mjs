@@ -1,4 +1,4 @@
-// Builds the web app into core/ui/dist: `node core/ui/build.mjs` (vite is a dev dependency of core).
+// Builds the web app into core/src/ui/app: `node core/ui/build.mjs` (vite is a dev dependency of core).
 // `--out DIR` builds elsewhere (the freshness test compares such a build with the checked-in one).
 import { build } from 'vite';
 import { resolve } from 'node:path';

@@ -1,5 +1,5 @@
 /**
- * The HTTP side of `gem-ts ui`: serves the built web app (core/ui/dist) and a small JSON API on
+ * The HTTP side of `gem-ts ui`: serves the built web app (core/src/ui/app, built from core/ui) and a small JSON API on
  * 127.0.0.1 only. Requests whose Host is not this loopback address are refused (a web page cannot
  * reach it through DNS rebinding), and state-changing requests must be JSON POSTs from this origin.
  *
@@ -29,8 +29,8 @@ import { envRows, queryFromParams, selectEpisodes } from './episodeTable.ts';
 import { PlaySession, type PlayRequest } from './playSession.ts';
 import { RunCatalog, type Run } from './runCatalog.ts';
 
-/** The built web app, shipped beside the sources (core/ui/dist); built by `node core/ui/build.mjs`. */
-export const DEFAULT_ASSETS = fileURLToPath(new URL('../../ui/dist/', import.meta.url));
+/** The built web app (source in core/ui), checked in next to this file; rebuilt by `node core/ui/build.mjs`. */
+export const DEFAULT_ASSETS = fileURLToPath(new URL('./app/', import.meta.url));
 
 export interface UiServerOptions {
   port?: number;

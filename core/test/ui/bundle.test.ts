@@ -1,5 +1,5 @@
 /**
- * The built web app is checked in (core/ui/dist) so `gem-ts ui` needs no build step and the package
+ * The built web app is checked in (core/src/ui/app) so `gem-ts ui` needs no build step and the package
  * ships it. This fails when it is stale: a fresh build of core/ui must give the same files. It also
  * checks the app fetches nothing from outside the machine (no CDN, no web fonts).
  */
@@ -10,6 +10,7 @@ import { build } from 'vite';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const uiDir = join(__dirname, '../../ui');
+const appDir = join(__dirname, '../../src/ui/app');
 const out = mkdtempSync(join(tmpdir(), 'gem-ui-dist-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
@@ -26,17 +27,17 @@ function files(dir: string): Record<string, string> {
   return all;
 }
 
-describe('core/ui/dist', () => {
+describe('core/src/ui/app', () => {
   it('matches a fresh build of core/ui (rebuild with: node core/ui/build.mjs)', async () => {
     await build({ configFile: join(uiDir, 'vite.config.ts'), build: { outDir: out, emptyOutDir: true } });
     const fresh = files(out);
-    const checkedIn = files(join(uiDir, 'dist'));
+    const checkedIn = files(appDir);
     expect(Object.keys(checkedIn).sort()).toEqual(Object.keys(fresh).sort());
     for (const [name, text] of Object.entries(fresh)) expect(checkedIn[name] === text, `${name} differs`).toBe(true);
   });
 
   it('loads nothing from outside the machine', () => {
-    for (const [name, text] of Object.entries(files(join(uiDir, 'dist')))) {
+    for (const [name, text] of Object.entries(files(appDir))) {
       const urls = [...text.matchAll(/(?:https?:)?\/\/[a-z0-9.-]+\.[a-z]{2,}[^\s"'`)]*/gi)].map((m) => m[0]);
       // The SVG namespace is a name, not a fetch.
       expect(urls.filter((u) => !u.startsWith('http://www.w3.org/')), name).toEqual([]);
