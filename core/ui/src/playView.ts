@@ -100,7 +100,7 @@ export async function playView(root: HTMLElement, route: Route): Promise<() => v
     // One screen per turn so far; the last is what the player sees now (its step's answer included).
     const history = st.steps.map((s) => s.observation);
     const board = boardsSoFar(st.done ? history : [...history.slice(0, -1), screen]);
-    const input = h('input', { name: 'action', class: 'action-input', placeholder: 'your move, e.g. 5', autocomplete: 'off', size: 30 });
+    const input = h('input', { name: 'action', class: 'action-input', placeholder: 'your move (what goes in the box)', autocomplete: 'off', size: 30 });
     const boxIt = h('input', { type: 'checkbox', name: 'box', checked: true });
     const send = (e?: Event) => {
       e?.preventDefault();

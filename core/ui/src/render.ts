@@ -13,7 +13,9 @@ function isTileBoard(g: Grid): boolean {
 }
 
 function cellClass(v: string, tiles: boolean): string {
-  if (v === '.' || v === '_' || v === '__') return 'cell empty';
+  // '.' and '_' mean different things per game (Crosswords: blocked / to fill): kept apart.
+  if (v === '.') return 'cell empty';
+  if (v === '_' || v === '__') return 'cell blank';
   if (v === '#') return 'cell wall';
   if (/^\d+$/.test(v)) return tiles ? `cell num n${Math.min(12, Math.round(Math.log2(Number(v))))}` : 'cell num';
   if (/^[A-Za-z]$/.test(v)) return 'cell letter';
