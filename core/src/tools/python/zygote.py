@@ -498,6 +498,9 @@ def main():
             __import__(name)
         except Exception:
             pass
+    # What the zygote holds goes to the permanent generation: a run's collection on its way out then
+    # scans only the program's own objects (and forked pages stay shared, not copied by the GC).
+    gc.freeze()
     RUN_NAMESPACES = probe_namespaces()
     hello = {"ready": True, "python": sys.version.split()[0], "run_namespaces": RUN_NAMESPACES}
     print(json.dumps(hello), file=PROTO_OUT)
