@@ -17,6 +17,9 @@ from typing import Dict, Iterator
 
 import pytest
 
+# Building the wheel (tsc, npm, pip) and a fresh venv take minutes on a busy machine, not 120 s.
+pytestmark = pytest.mark.timeout(900)
+
 ROOT = Path(__file__).resolve().parents[3]
 SCRIPT = Path(__file__).resolve().parent / "wheel" / "gem_style_script.py"
 
