@@ -14,7 +14,7 @@ import { RemoteEnv } from './remoteEnv.ts';
 import { checkHeadroom, limitExceeded } from './quotas.ts';
 import type { Tenancy } from './tenancy.ts';
 import { describeBoundOptions } from '../data/datasetBinding.ts';
-import { decodeStepRequest, encodeRows, encodeRowsSliced, tableToRows, type Rows } from './protocol/arrowCodec.ts';
+import { decodeStepRequest, decodeStepRequestSliced, encodeRows, encodeRowsSliced, tableToRows, type Rows } from './protocol/arrowCodec.ts';
 import { packHeader, type ParsedRequest } from './protocol/frames.ts';
 import type { EnvReturn, MakeRequest, ReplyFormat, ResetRequest, StepRequest } from './protocol/headers.ts';
 import { rowsToInline } from './protocol/inlineRows.ts';
@@ -48,6 +48,9 @@ export interface OpContext {
 
 /** Sent in every `hello` reply: handle ids restart with the process, so clients tell servers apart by this. */
 export const BOOT_ID = randomUUID();
+
+/** Step request bodies bigger than this (~4,000 short actions) are decoded in slices. */
+const SLICED_DECODE_BYTES = 64 * 1024;
 
 /** Server-wide: handle ids are never reused, so a stale id can never reach another client's envs. */
 let nextHandle = 1;
@@ -191,6 +194,19 @@ export class OpHandlers {
   private step(s: ClientSession, r: StepRequest, body: Uint8Array | undefined): Promise<OpResult> {
     if ((r.rows === undefined) === (body === undefined)) {
       throw new GemError('INVALID_REQUEST', "A step carries its actions either inline in 'rows' or as an Arrow body, exactly one of them.");
+    }
+    if (body && body.byteLength > SLICED_DECODE_BYTES) {
+      // A huge body is read in slices; the step keeps its place in the handle's order meanwhile.
+      const decoding = decodeStepRequestSliced(body, SLICE_ROWS);
+      decoding.catch(() => undefined);
+      let h: EnvHandle;
+      try {
+        h = s.getHandle(r.handle);
+      } catch (e) {
+        // As for small bodies: a bad body is INVALID_BODY whatever the handle.
+        return decoding.then(() => Promise.reject(e));
+      }
+      return h.pool.stepInOrderWhenDecoded(decoding).then((rows) => this.rowsResult(rows, r.reply_format));
     }
     // The message itself is checked before what it refers to: a bad body is INVALID_BODY on any handle.
     const { indices, actions } = r.rows ? { indices: r.rows.env_index, actions: r.rows.action } : decodeStepRequest(body!);

@@ -22,10 +22,11 @@ import type { EnvPoolLike, RecvOptions, VectorResetOptions, VectorResetResult, V
 import { combineFailures, emptyBatch, VectorEnvBase, type RowSink, type VectorEnvInit } from './vectorEnvBase.ts';
 
 /**
- * Rows per slice of a huge batch: ~2–5 ms of GuessTheNumber steps on a busy 2-core machine, a
- * setImmediate (~µs) each, so slicing costs nothing measurable and bounds the loop's longest turn.
+ * Rows per slice of a huge batch: ~1–2.5 ms of GuessTheNumber steps on a 2-core machine, against a
+ * setImmediate (µs) each, so slicing costs nothing measurable and bounds the loop's longest turn.
+ * Batches of up to this many rows (the wire benchmark's 1,024) run in one go.
  */
-export const SLICE_ROWS = 2048;
+export const SLICE_ROWS = 1024;
 
 /** A call waiting for its envs: `indices` null = every env of the pool. */
 interface QueuedCall {
@@ -162,6 +163,20 @@ export class EnvPool extends VectorEnvBase implements EnvPoolLike {
     } catch (e) {
       return Promise.reject(e);
     }
+  }
+
+  /**
+   * stepInOrder for a batch still being decoded (a huge request body read in slices): it takes its
+   * place in the order now, as a whole-pool call, so no later call can overtake it.
+   */
+  stepInOrderWhenDecoded(batch: Promise<{ actions: string[]; indices: number[] }>): Promise<VectorStepResult> {
+    batch.catch(() => undefined); // rejected through the call below, never unhandled
+    return this.inOrder(null, async () => {
+      const { actions, indices } = await batch;
+      const idx = this.stepIndices(actions, indices);
+      this.checkReady(idx, actions);
+      return this.runStep(actions, idx);
+    });
   }
 
   /** reset() that waits for envs held by earlier calls. */

@@ -17,6 +17,8 @@ interface CountingState {
 /** Ends after `length` steps (terminated, or truncated with `truncate`); reward = step number. */
 export class CountingEnv extends BaseEnv<CountingState> {
   private episodes = 0;
+  /** Reset options are echoed into the info; `idx` is the one the vector tests pass. */
+  protected readonly resetOptionKeys: readonly string[] = ['idx'];
 
   constructor(
     readonly length = 3,

@@ -105,3 +105,31 @@ describe('server handle', () => {
     expect(b.header.rows.observation).toEqual(a.header.rows.observation);
   });
 });
+
+describe('server handle: a huge step body is decoded in slices', () => {
+  it('keeps its place in the handle order and reports a bad body as INVALID_BODY', { timeout: 60_000 }, async () => {
+    const n = 6000; // a body over 64 KiB
+    const c = client();
+    const h = (await c.ok({ op: 'make', env_ids: ID, num_envs: n, autoreset_mode: 'disabled' })).header.handle;
+    await c.ok({ op: 'reset', handle: h, seed: 1 });
+    const indices = Array.from({ length: n }, (_, i) => i);
+    const body = encodeStepRequest({ indices, actions: new Array(n).fill('no box') }); // ends every episode
+    expect(body.byteLength).toBeGreaterThan(64 * 1024);
+    // Sent right behind it, on an env the big step ends: it must see the env ended (RESET_NEEDED).
+    const [big, after] = await Promise.all([
+      c.request({ op: 'step', handle: h }, body),
+      c.request({ op: 'step', handle: h, rows: { env_index: [n - 1], action: ['\\boxed{1}'] } }),
+    ]);
+    expect(big.header.ok).toBe(true);
+    expect(decodeRows(big.body!).terminated.every(Boolean)).toBe(true);
+    expect(after.header.error).toMatchObject({ code: 'RESET_NEEDED' });
+    // Action offsets going backwards deep in a big body (found after some slices were read), on an
+    // unknown handle: the body's error wins.
+    const bad = Buffer.from(body);
+    const offsetsAt = bad.indexOf(Buffer.from(Int32Array.from([0, 6, 12, 18]).buffer));
+    expect(offsetsAt).toBeGreaterThan(0);
+    bad.writeInt32LE(1, offsetsAt + 4 * 5000);
+    const reply = await c.request({ op: 'step', handle: 999_999 }, bad);
+    expect(reply.header.error.code).toBe('INVALID_BODY');
+  });
+});

@@ -10,7 +10,7 @@ import type { Info } from '../../core/env.ts';
 import { validateTable } from './arrowValidate.ts';
 import { verifyIpcStream } from './ipcVerifier.ts';
 import { FixedSchemaWriter, type ColumnBuffer } from './fixedSchemaWriter.ts';
-import { readStepRequest } from './stepRequestReader.ts';
+import { readStepRequest, readStepRequestSliced } from './stepRequestReader.ts';
 import type { VectorResetResult, VectorStepResult } from '../../vector/types.ts';
 import { yieldToEventLoop } from '../../vector/vectorEnvBase.ts';
 
@@ -57,7 +57,6 @@ const bytesOf = (a: ArrayBufferView) => new Uint8Array(a.buffer, a.byteOffset, a
 class Utf8Builder {
   readonly offsets: Int32Array;
   private readonly chunks: (string | Uint8Array)[] = [];
-  private ascii = true;
   private pos = 0;
 
   constructor(private readonly values: readonly string[]) {
@@ -81,15 +80,13 @@ class Utf8Builder {
         this.offsets[i + 1] = pos += w;
       }
       this.chunks.push(bytesOf(bytes));
-      this.ascii = false;
     }
     this.pos = pos;
   }
 
-  data(): Uint8Array | string {
-    if (this.ascii) return this.chunks.length === 1 ? (this.chunks[0] as string) : this.chunks.join('');
-    if (this.chunks.length === 1) return this.chunks[0] as Uint8Array;
-    return bytesOf(Buffer.concat(this.chunks.map((c) => (typeof c === 'string' ? Buffer.from(c, 'latin1') : c))));
+  /** The column's bytes: its slices' parts, written into the message one after the other. */
+  data(): ColumnBuffer {
+    return this.chunks.length === 1 ? this.chunks[0] : this.chunks;
   }
 }
 
@@ -359,6 +356,16 @@ function readInt32(vec: Vector, column: string): Int32Array {
 export function decodeStepRequest(bytes: Uint8Array): StepRequestRows {
   verifyIpcStream(bytes);
   return readStepRequest(bytes);
+}
+
+/** decodeStepRequest reading its rows in slices of `sliceRows`, yielding between them (fairness). */
+export function decodeStepRequestSliced(bytes: Uint8Array, sliceRows: number): Promise<StepRequestRows> {
+  try {
+    verifyIpcStream(bytes);
+    return readStepRequestSliced(bytes, sliceRows, yieldToEventLoop);
+  } catch (e) {
+    return Promise.reject(e);
+  }
 }
 
 /** Decodes a reset/step reply body (used by the TypeScript tests and tools that act as clients). */

@@ -16,15 +16,31 @@ import {
   RecordBatch as RecordBatchMeta,
 } from 'apache-arrow/ipc/metadata/message';
 
+/** Bytes, or ASCII text (one byte per character, copied straight into the message). */
+type BufferPart = Uint8Array | string;
+
 /**
- * One buffer of a column: bytes, ASCII text (one byte per character, copied straight into the
- * message), or `null` for an absent validity bitmap (no nulls).
+ * One buffer of a column: bytes or ASCII text, parts of them written one after the other (a column
+ * built in slices is never joined first), or `null` for an absent validity bitmap (no nulls).
  */
-export type ColumnBuffer = Uint8Array | string | null;
+export type ColumnBuffer = BufferPart | BufferPart[] | null;
 /** Column buffers in schema order. */
 export type ColumnBuffers = { length: number; buffers: ColumnBuffer[] }[];
 
-const byteLength = (b: ColumnBuffer): number => (b === null ? 0 : typeof b === 'string' ? b.length : b.byteLength);
+const partLength = (b: BufferPart): number => (typeof b === 'string' ? b.length : b.byteLength);
+const byteLength = (b: ColumnBuffer): number => {
+  if (b === null) return 0;
+  if (!Array.isArray(b)) return partLength(b);
+  let n = 0;
+  for (const part of b) n += partLength(part);
+  return n;
+};
+
+function writePart(out: Buffer, pos: number, b: BufferPart): number {
+  if (typeof b === 'string') out.write(b, pos, b.length, 'latin1');
+  else out.set(b, pos);
+  return pos + partLength(b);
+}
 
 const CONTINUATION = 0xffffffff;
 const pad8 = (n: number) => (n + 7) & ~7;
@@ -64,8 +80,10 @@ function writeBody(out: Buffer, pos: number, columns: ColumnBuffers): number {
     for (const b of col.buffers) {
       const len = byteLength(b);
       if (len === 0) continue;
-      if (typeof b === 'string') out.write(b, pos, len, 'latin1');
-      else out.set(b!, pos);
+      if (Array.isArray(b)) {
+        let at = pos;
+        for (const part of b) at = writePart(out, at, part);
+      } else writePart(out, pos, b!);
       const end = pos + pad8(len);
       out.fill(0, pos + len, end);
       pos = end;

@@ -40,11 +40,48 @@ function readField(fb: Flat, t: number): FieldInfo {
 
 const EXPECTED = 'env_index:Int32, action:Utf8';
 
+/** Reads rows [from, to) of one record batch into the request's columns. */
+type RowReader = { length: number; read: (from: number, to: number) => void };
+
+interface StepRequestColumns {
+  indices: number[];
+  actions: string[];
+}
+
 /** The columns of a step request body, or INVALID_BODY. */
-export function readStepRequest(bytes: Uint8Array): { indices: number[]; actions: string[] } {
+export function readStepRequest(bytes: Uint8Array): StepRequestColumns {
+  const { columns, batches } = parseStepRequest(bytes);
+  for (const b of batches) b.read(0, b.length);
+  return columns;
+}
+
+/**
+ * readStepRequest reading at most `sliceRows` rows per turn of the event loop: decoding 100,000
+ * actions would otherwise hold the server for tens of ms (fairness). The stream's structure is
+ * checked before the first yield.
+ */
+export async function readStepRequestSliced(bytes: Uint8Array, sliceRows: number, pause: () => Promise<void>): Promise<StepRequestColumns> {
+  const { columns, batches } = parseStepRequest(bytes);
+  let sinceYield = 0;
+  for (const b of batches) {
+    for (let from = 0; from < b.length; from += sliceRows) {
+      if (sinceYield >= sliceRows) {
+        await pause();
+        sinceYield = 0;
+      }
+      const to = Math.min(b.length, from + sliceRows);
+      b.read(from, to);
+      sinceYield += to - from;
+    }
+  }
+  return columns;
+}
+
+function parseStepRequest(bytes: Uint8Array): { columns: StepRequestColumns; batches: RowReader[] } {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const indices: number[] = [];
   const actions: string[] = [];
+  const batches: RowReader[] = [];
   let sawSchema = false;
   let pos = 0;
   while (pos + 4 <= bytes.length) {
@@ -74,7 +111,7 @@ export function readStepRequest(bytes: Uint8Array): { indices: number[]; actions
       if (got !== EXPECTED) invalid(`The step request body must have the schema (${EXPECTED}), got (${got}).`);
       sawSchema = true;
     } else if (headerType === HEADER_RECORD_BATCH && sawSchema) {
-      readBatch(fb, header, view, bodyStart, bodyLength, indices, actions);
+      batches.push(batchReader(fb, header, view, bodyStart, bodyLength, indices, actions));
     } else {
       invalid(sawSchema ? `unexpected message type ${headerType} in a step request` : 'the body does not start with a schema');
     }
@@ -82,10 +119,11 @@ export function readStepRequest(bytes: Uint8Array): { indices: number[]; actions
   }
   if (!sawSchema) invalid('The body is not an Arrow IPC stream (no schema found).');
   // number[] as the vector layer takes it: no typed array in between.
-  return { indices, actions };
+  return { columns: { indices, actions }, batches };
 }
 
-function readBatch(fb: Flat, t: number, view: DataView, bodyStart: number, bodyLength: number, envIndex: number[], actions: string[]): void {
+/** Checks one record batch's layout; its rows are read later, in ranges, in order. */
+function batchReader(fb: Flat, t: number, view: DataView, bodyStart: number, bodyLength: number, envIndex: number[], actions: string[]): RowReader {
   const r = fb.table(t);
   const length = r(0) ? fb.i64(r(0)) : 0;
   if (r(3)) invalid('compressed step request bodies are not supported');
@@ -106,8 +144,7 @@ function readBatch(fb: Flat, t: number, view: DataView, bodyStart: number, bodyL
   const offs = region(3, length === 0 ? 0 : (length + 1) * 4);
   const dataAt = region(4, 0);
   const dataLen = fb.i64(bufsAt + 4 * 16 + 8);
-  for (let i = 0; i < length; i++) envIndex.push(view.getInt32(ints + i * 4, true));
-  if (length === 0) return;
+  if (length === 0) return { length: 0, read: () => undefined };
   const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset + dataAt, dataLen);
   const first = view.getInt32(offs, true);
@@ -117,10 +154,14 @@ function readBatch(fb: Flat, t: number, view: DataView, bodyStart: number, bodyL
   const whole = buf.toString('utf8', first, last);
   const ascii = whole.length === last - first;
   let prev = first;
-  for (let i = 1; i <= length; i++) {
-    const cur = view.getInt32(offs + i * 4, true);
-    if (cur < prev || cur > last) invalid('action offsets are not increasing');
-    actions.push(ascii ? whole.slice(prev - first, cur - first) : buf.toString('utf8', prev, cur));
-    prev = cur;
-  }
+  const read = (from: number, to: number): void => {
+    for (let i = from; i < to; i++) envIndex.push(view.getInt32(ints + i * 4, true));
+    for (let i = from + 1; i <= to; i++) {
+      const cur = view.getInt32(offs + i * 4, true);
+      if (cur < prev || cur > last) invalid('action offsets are not increasing');
+      actions.push(ascii ? whole.slice(prev - first, cur - first) : buf.toString('utf8', prev, cur));
+      prev = cur;
+    }
+  };
+  return { length, read };
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   decodeRows,
   decodeStepRequest,
+  decodeStepRequestSliced,
   encodeRows,
   encodeRowsSliced,
   encodeStepRequest,
@@ -195,5 +196,19 @@ describe('sliced reply encoding (fairness)', () => {
     // A reset's rows (no rewards or flags) encode as reward 0 and both flags false.
     const reset = decodeRows(encodeRows({ indices: [1, 0], observations: ['a', 'b'], infos: [{}, {}] }));
     expect({ r: Array.from(reset.rewards), t: reset.terminated, u: reset.truncated }).toEqual({ r: [0, 0], t: [false, false], u: [false, false] });
+  });
+});
+
+describe('sliced step request decoding (fairness)', () => {
+  it('reads the same columns as one pass, also across several record batches', async () => {
+    const actions = Array.from({ length: 100 }, (_, i) => (i % 9 === 0 ? `zahl ${i} ✓` : `\\boxed{${i}}`));
+    const indices = Array.from({ length: 100 }, (_, i) => 99 - i);
+    const one = encodeStepRequest({ indices, actions });
+    expect(await decodeStepRequestSliced(one, 7)).toEqual(decodeStepRequest(one));
+    const t = makeTable({ env_index: Int32Array.from(indices), action: vectorFromArray(actions, new Utf8()) } as never);
+    const two = tableToIPC(new Table([...t.batches, ...t.batches]), 'stream');
+    const sliced = await decodeStepRequestSliced(two, 13);
+    expect(sliced).toEqual(decodeStepRequest(two));
+    expect(sliced.indices).toHaveLength(200);
   });
 });
