@@ -235,6 +235,8 @@ class AsyncTransport:
             header, body = await fut
         finally:
             self._futures.pop(call.rid, None)
+            if fut.done() and not fut.cancelled():
+                fut.exception()  # the watchdog may fail it while the send itself fails: one error is enough
         return s.finish(call, header, body)
 
     async def _say_hello(self) -> None:
