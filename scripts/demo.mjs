@@ -23,16 +23,18 @@ if (existsSync(resultsFile)) {
   const pct = (x) => `${(100 * x).toFixed(0)}%`;
   console.log('\n━━ result ━━');
   for (const [name, task] of Object.entries(results.tasks)) {
-    for (const [algo, run] of Object.entries(task.algorithms)) {
-      console.log(
-        `${task.env_id} (${name}), ${algo}: success rate ${pct(task.warm_start.success)} before RL → ` +
-          `${pct(run.final.success)} after ${run.curve.at(-1).iter} iterations ` +
-          `(random valid actions: ${pct(task.random_action.success)})`,
-      );
+    for (const [seed, run] of Object.entries(task.seeds)) {
+      for (const [algo, trained] of Object.entries(run.algorithms)) {
+        console.log(
+          `${task.env_id} (${name}, seed ${seed}), ${algo}: success rate ${pct(run.warm_start.success)} before RL → ` +
+            `${pct(trained.final.success)} after ${trained.curve.at(-1).iter} iterations ` +
+            `(random valid actions: ${pct(run.random_action.success)})`,
+        );
+      }
     }
   }
   console.log(`learning curve: ${relative(process.cwd(), join(out, 'curves.png'))}`);
 }
 console.log('\nNext:');
-console.log('  .venv/bin/python examples/benchmark_algorithms.py   # PPO, GRPO, REINFORCE and ReBN head-to-head (< 15 min)');
+console.log('  .venv/bin/python examples/benchmark_algorithms.py   # PPO, GRPO, REINFORCE and ReBN on 3 tasks × 5 seeds (docs/benchmark.md)');
 console.log('  npx tsx examples/quickstart.ts                       # the TypeScript quickstart: every game with a random agent');

@@ -1,4 +1,5 @@
-"""Tests for examples/benchmark_algorithms.py: the advantage estimators by hand, then a --quick run."""
+"""Tests for examples/benchmark_algorithms.py and its package: the advantage estimators by hand, the
+tasks, the tokenizer, flags, then real runs (a --quick grid, the cache, a Hugging Face model)."""
 from __future__ import annotations
 
 import json
@@ -10,23 +11,27 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import benchmark_algorithms as bench  # noqa: E402
+from benchmark.advantages import ALGO_LABELS, ALGORITHMS, compute_advantages, discounted_returns, turn_level_gae  # noqa: E402
+from benchmark.rollouts import Episode, Transition  # noqa: E402
+from benchmark.tasks import TASKS  # noqa: E402
+from benchmark.tiny_policy import TinyConfig, TinyPolicy, WordTokenizer  # noqa: E402
 
 
 def episode(rewards, group=0):
-    e = bench.Episode(seed=0, group=group)
+    e = Episode(seed=0, group=group)
     for i, r in enumerate(rewards):
-        e.turns.append(bench.Transition("obs", "act", [1], r, i == len(rewards) - 1))
+        e.turns.append(Transition("obs", "act", [1], r, i == len(rewards) - 1))
     return e
 
 
 def test_discounted_returns_run_backwards_within_the_episode():
-    assert bench.discounted_returns([0.0, 0.0, 1.0], 0.9) == pytest.approx([0.81, 0.9, 1.0])
-    assert bench.discounted_returns([0.5, -0.1], 1.0) == pytest.approx([0.4, -0.1])
+    assert discounted_returns([0.0, 0.0, 1.0], 0.9) == pytest.approx([0.81, 0.9, 1.0])
+    assert discounted_returns([0.5, -0.1], 1.0) == pytest.approx([0.4, -0.1])
 
 
 def test_rebn_normalises_over_every_transition_of_the_batch():
     eps = [episode([0.0, 1.0]), episode([0.0, 0.0, 0.0])]
-    adv, targets = bench.compute_advantages("rebn", eps, 0.5, 0.95, None)
+    adv, targets = compute_advantages("rebn", eps, 0.5, 0.95, None)
     g = np.array([0.5, 1.0, 0.0, 0.0, 0.0])
     assert targets is None
     assert adv == pytest.approx((g - g.mean()) / g.std())
@@ -35,36 +40,36 @@ def test_rebn_normalises_over_every_transition_of_the_batch():
 
 
 def test_rebn_of_a_constant_batch_is_zero_not_nan():
-    adv, _ = bench.compute_advantages("rebn", [episode([1.0]), episode([1.0])], 0.9, 0.95, None)
+    adv, _ = compute_advantages("rebn", [episode([1.0]), episode([1.0])], 0.9, 0.95, None)
     assert adv == pytest.approx([0.0, 0.0])
 
 
 def test_reinforce_uses_raw_discounted_returns():
-    adv, _ = bench.compute_advantages("reinforce", [episode([0.0, 1.0])], 0.9, 0.95, None)
+    adv, _ = compute_advantages("reinforce", [episode([0.0, 1.0])], 0.9, 0.95, None)
     assert adv == pytest.approx([0.9, 1.0])
 
 
 def test_grpo_gives_each_turn_its_episodes_group_normalised_total():
     eps = [episode([0.0, 1.0], group=0), episode([0.0, 0.0, 0.0], group=0), episode([0.5], group=1), episode([0.5], group=1)]
-    adv, _ = bench.compute_advantages("grpo", eps, 0.9, 0.95, None)
+    adv, _ = compute_advantages("grpo", eps, 0.9, 0.95, None)
     # group 0: totals 1 and 0 → +1 and −1 on every turn; group 1: equal totals → 0
     assert adv == pytest.approx([1.0, 1.0, -1.0, -1.0, -1.0, 0.0, 0.0])
 
 
 def test_turn_level_gae_bootstraps_from_the_next_turns_value_and_stops_at_done():
-    adv, targets = bench.turn_level_gae([0.0, 1.0], [0.2, 0.5], [False, True], gamma=0.9, lam=0.5)
+    adv, targets = turn_level_gae([0.0, 1.0], [0.2, 0.5], [False, True], gamma=0.9, lam=0.5)
     d1 = 1.0 - 0.5
     d0 = 0.0 + 0.9 * 0.5 - 0.2
     assert adv == pytest.approx([d0 + 0.9 * 0.5 * d1, d1])
     assert targets == pytest.approx([adv[0] + 0.2, adv[1] + 0.5])
     # lambda = 1 and V = 0: plain discounted returns
-    adv, _ = bench.turn_level_gae([0.0, 1.0], [0.0, 0.0], [False, True], gamma=0.9, lam=1.0)
+    adv, _ = turn_level_gae([0.0, 1.0], [0.0, 0.0], [False, True], gamma=0.9, lam=1.0)
     assert adv == pytest.approx([0.9, 1.0])
 
 
 def test_ppo_whitens_gae_advantages_over_the_batch():
     eps = [episode([0.0, 1.0]), episode([0.0])]
-    adv, targets = bench.compute_advantages("ppo", eps, 0.9, 1.0, [0.0, 0.0, 0.0])
+    adv, targets = compute_advantages("ppo", eps, 0.9, 1.0, [0.0, 0.0, 0.0])
     raw = np.array([0.9, 1.0, 0.0])
     assert adv == pytest.approx((raw - raw.mean()) / raw.std())
     assert targets == pytest.approx(raw)
@@ -72,11 +77,11 @@ def test_ppo_whitens_gae_advantages_over_the_batch():
 
 def test_unknown_algorithm_is_a_clear_error():
     with pytest.raises(ValueError, match="unknown algorithm"):
-        bench.compute_advantages("a2c", [episode([1.0])], 0.9, 0.95, None)
+        compute_advantages("a2c", [episode([1.0])], 0.9, 0.95, None)
 
 
 def test_tokenizer_round_trips_ascii_and_spells_unknown_words():
-    tok = bench.WordTokenizer(["the target number is higher than 5"])
+    tok = WordTokenizer(["the target number is higher than 5"])
     text = "At turn 3, the zebra guessed \\boxed{10}\n>"
     assert tok.decode(tok.encode(text)) == text
     assert len(tok.encode(" higher")) == 1
@@ -87,16 +92,16 @@ def test_the_games_random_valid_action_never_repeats_a_guess():
     obs = ("At turn 1, you guessed 3, and the target number is higher than 3.\n"
            "At turn 2, you guessed 7, which you have already guessed before.\nEnter your next guess.")
     rng = np.random.default_rng(0)
-    picks = {bench.TASKS["game"].valid_action(rng, obs) for _ in range(400)}
+    picks = {TASKS["game"].valid_action(rng, obs) for _ in range(400)}
     assert picks == {f"\\boxed{{{k}}}" for k in (1, 2, 4, 5, 6, 8, 9, 10)}
 
 
 def test_warm_start_language_modelling_loss_learns_the_observation_text():
     corpus = ["At turn 1, you guessed 5, and the target number is higher than 5."] * 4
-    tok = bench.WordTokenizer(corpus)
+    tok = WordTokenizer(corpus)
     torch = pytest.importorskip("torch")
     torch.manual_seed(0)
-    policy = bench.TinyPolicy(bench.TinyConfig(tok.vocab_size, 24, 4, 32, 1, 2), tok, torch.device("cpu"))
+    policy = TinyPolicy(TinyConfig(tok.vocab_size, 24, 4, 32, 1, 2), tok, torch.device("cpu"))
     prompts = policy.encode_prompts(corpus)
     opt = torch.optim.Adam(policy.model.parameters(), lr=1e-2)
     first = policy.prompt_nll(prompts).item()
@@ -108,43 +113,99 @@ def test_warm_start_language_modelling_loss_learns_the_observation_text():
     assert policy.prompt_nll(prompts).item() < 0.2 * first
 
 
+def test_tokenizer_survives_the_cache_round_trip():
+    tok = WordTokenizer(["Turn 2: lamp 3 is lit.", "Hit. Turn 3: lamp 1 is lit."])
+    again = WordTokenizer.from_vocabulary(tok.itos)
+    text = "Miss, lamp 2 was lit. Turn 4: lamp 2 is lit.\n>"
+    assert again.encode(text) == tok.encode(text) and again.decode(again.encode(text)) == text
+
+
+def test_lamp_chain_succeeds_only_when_every_turn_scored():
+    dense, game = TASKS["dense"], TASKS["game"]
+    assert dense.succeeded([1.0] * 5)
+    assert not dense.succeeded([1.0, 1.0, 0.0, 0.5, 1.0])  # three hits, one halved: return 3.5 < 5
+    assert not dense.succeeded([1.0] * 4)  # cut short (a format error ends the game)
+    assert game.succeeded([0.0, 0.0, 1.0]) and not game.succeeded([0.0, 0.9])
+
+
 def test_bad_flags_are_rejected():
     with pytest.raises(SystemExit):
         bench.parse_args(["--rollout-envs", "10", "--group-size", "4"])
     with pytest.raises(SystemExit):
         bench.parse_args(["--algos", "a2c"])
-    for bad in (["--lr", "0"], ["--context", "-8"], ["--sft-lm-weight", "-1"]):
+    for bad in (["--lr", "0"], ["--context", "-8"], ["--sft-lm-weight", "-1"], ["--seeds", "0"], ["--workers", "0"],
+                ["--model", "x", "--workers", "2"]):
         with pytest.raises(SystemExit):
             bench.parse_args(bad)
     assert bench.parse_args(["--sft-lm-weight", "0"]).sft_lm_weight == 0
+    args = bench.parse_args(["--seeds", "3", "--seed", "10"])
+    assert args.seeds == [10, 11, 12] and args.tasks == ["dense", "game", "single"]
 
 
 @pytest.mark.timeout(600)
-def test_quick_run_writes_every_result_for_every_algorithm_and_task(tmp_path):
-    bench.main(["--quick", "--quiet", "--seed", "0", "--out", str(tmp_path)])
+def test_quick_run_gives_every_seed_interval_pair_and_timing(tmp_path):
+    results = bench.main(["--quick", "--quiet", "--out", str(tmp_path)])
     for name in ("results.json", "results.md", "curves.png"):
         assert (tmp_path / name).stat().st_size > 0
     saved = json.loads((tmp_path / "results.json").read_text())
-    assert set(saved["tasks"]) == {"game", "single"}
-    for task in saved["tasks"].values():
-        assert set(task["algorithms"]) == set(bench.ALGORITHMS)
-        for run in task["algorithms"].values():
-            assert run["curve"][0]["iter"] == 0 and run["curve"][-1]["iter"] == run["iters"]
+    assert saved["seeds"] == [0, 1] and set(saved["tasks"]) == {"game", "dense", "single"}
+    for key, task in saved["tasks"].items():
+        assert set(task["seeds"]) == {"0", "1"}
+        for per_seed in task["seeds"].values():
+            assert set(per_seed["algorithms"]) == set(ALGORITHMS)
+            for run in per_seed["algorithms"].values():
+                assert run["curve"][0]["iter"] == 0 and run["curve"][-1]["iter"] == run["iters"]
+                assert run["clock"]["episodes"] == run["iters"] * 32  # every training episode counted
+        rows = task["summary"]["rows"]
+        for algo in ALGORITHMS:
+            iv = rows[algo]["final_success"]
+            assert iv["n"] == 2 and iv["lo"] <= iv["mean"] <= iv["hi"]
+        assert len(task["summary"]["pairs"]["auc_success"]) == 6  # 4 algorithms: 6 pairs
+    assert len(saved["tasks"]["dense"]["reference"]["algorithms"]) == 4
+    tp = saved["throughput"]["per_task_algo"]
+    assert set(tp) == {f"{t}/{a}" for t in ("game", "dense", "single") for a in ALGORITHMS}
+    for t in tp.values():
+        assert t["episodes_per_s"] > 0 and t["tokens_per_s"] > 0
+        assert t["env_share"] + t["model_share"] == pytest.approx(1.0)
     table = (tmp_path / "results.md").read_text()
-    for label in bench.ALGO_LABELS.values():
+    for label in ALGO_LABELS.values():
         assert f"| {label} |" in table
+    assert table.count("| GRPO − PPO |") == 3  # the pair table of every task
+    assert "Training throughput" in table and "Reference, a tabular learner" in table
+    assert results["tasks"]["dense"]["env_id"] == "game:LampChain-v0"
 
 
-@pytest.mark.timeout(900)
-def test_rebn_learns_the_game_on_a_fixed_seed(tmp_path):
-    # Half the default budget on GuessTheNumber-v0-easy: the same 128 held-out games before and after RL.
-    # At seed 0 this measured 0.39 before, 0.58 after, random valid guessing 0.43.
-    results = bench.main(["--tasks", "game", "--algos", "rebn", "--iters", "150", "--eval-every", "150",
-                          "--seed", "0", "--quiet", "--out", str(tmp_path)])
-    task = results["tasks"]["game"]
-    before, after = task["warm_start"], task["algorithms"]["rebn"]["final"]
-    assert after["success"] > before["success"] + 0.1, (before, after)
-    assert after["success"] > task["random_action"]["success"] + 0.05, task["random_action"]
+@pytest.mark.timeout(300)
+def test_a_second_run_reuses_the_cached_warm_start(tmp_path):
+    flags = ["--tasks", "dense", "--algos", "rebn", "--seeds", "1", "--workers", "1", "--iters", "2", "--eval-every", "1",
+             "--eval-episodes", "8", "--rollout-envs", "8", "--sft-steps", "3", "--sft-prompts", "16", "--quiet",
+             "--out", str(tmp_path)]
+    first = bench.main(flags)
+    second = bench.main(flags)
+    s1, s2 = first["tasks"]["dense"]["seeds"]["0"], second["tasks"]["dense"]["seeds"]["0"]
+    assert not s1["cached"] and s2["cached"]
+    assert s1["warm_start"] == s2["warm_start"]
+    scores = lambda s: [{k: v for k, v in p.items() if k != "seconds"} for p in s["algorithms"]["rebn"]["curve"]]  # noqa: E731
+    assert scores(s1) == scores(s2)  # same start, same seed: the same run
+    assert len(list((tmp_path / "cache").glob("dense-seed0-*.pt"))) == 1
+    # --report writes the same tables again from results.json, training nothing
+    again = bench.main(["--report", str(tmp_path / "results.json"), "--out", str(tmp_path / "again")])
+    assert again["tasks"]["dense"]["summary"] == json.loads((tmp_path / "results.json").read_text())["tasks"]["dense"]["summary"]
+    assert (tmp_path / "again" / "results.md").read_text().splitlines()[1:] == (tmp_path / "results.md").read_text().splitlines()[1:]
+    (tmp_path / "broken.json").write_text("{not json")
+    with pytest.raises(SystemExit, match="not a readable results.json"):
+        bench.main(["--report", str(tmp_path / "broken.json"), "--out", str(tmp_path / "x")])
+
+
+def test_the_tabular_reference_learns_faster_per_turn_than_per_episode():
+    from benchmark.lamp_reference import lamp_return, reference
+
+    assert lamp_return(1.0, 5) == pytest.approx(5.0)
+    assert lamp_return(1 / 3, 5) == pytest.approx(11 / 9)  # a random press: 1/3 + 4 · 2/9
+    ref = reference(iters=40, seeds=2)["algorithms"]
+    # 40 iterations: ReBN (per-turn, gamma 0.5) reaches 90% hits, GRPO (episode-level) does not yet
+    assert all(r is not None for r in ref["rebn"]["iters_to_level"])
+    assert ref["rebn"]["final_hit_rate"] > ref["grpo"]["final_hit_rate"] + 0.05
 
 
 def _tiny_hf_model(path: Path) -> None:
@@ -169,12 +230,14 @@ def test_model_flag_trains_a_hugging_face_model_from_a_local_path(tmp_path):
     _tiny_hf_model(model_dir)
     out = tmp_path / "out"
     results = bench.main([
-        "--model", str(model_dir), "--device", "cpu", "--tasks", "single", "--algos", "rebn", "ppo",
+        "--model", str(model_dir), "--device", "cpu", "--tasks", "single", "--algos", "rebn", "ppo", "--seeds", "1",
         "--iters", "1", "--eval-every", "1", "--eval-episodes", "8", "--rollout-envs", "8",
         "--sft-steps", "2", "--sft-prompts", "16", "--context", "256", "--quiet", "--out", str(out),
     ])
     assert "tiny-gpt2" in results["tasks"]["single"]["policy"]
     for algo in ("rebn", "ppo"):
-        curve = results["tasks"]["single"]["algorithms"][algo]["curve"]
+        run = results["tasks"]["single"]["seeds"]["0"]["algorithms"][algo]
+        assert run["clock"]["episodes"] == 8 and run["clock"]["response_tokens"] > 0
+        curve = run["curve"]
         assert [p["iter"] for p in curve] == [0, 1]
         assert all(np.isfinite(p["return"]) for p in curve)
