@@ -1,0 +1,295 @@
+"""EnvServerPool: one gem-ts server per Ray node, found by name from any worker.
+
+``EnvServerPool(name)`` creates a named registry actor (namespace ``gem_ts``) that places one
+``EnvServer`` actor on each chosen node by hard node affinity, with the CPUs the caller sets, and
+keeps the table of servers: ``tcp://ip:port``, node id, boot id. The table changes when a server
+actor announces a restarted Node process, and when the registry's health check (every
+``health_interval_s``) finds an actor gone — its node removed, or the actor killed. Data never passes
+through Ray: clients talk ZeroMQ to the servers directly; Ray only places, supervises and names.
+
+Every server requires the pool's auth token (generated per pool; the servers bind the node's IP,
+which other machines reach); ``pool.token`` is what clients send.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from typing import Any, Dict, List, Optional, Sequence
+
+import ray
+from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+from ..client import Client
+from .server_actor import EnvServer
+
+NAMESPACE = "gem_ts"
+DEFAULT_HEALTH_INTERVAL_S = 0.5
+
+
+def _registry_name(name: str) -> str:
+    return f"gem_ts_pool:{name}"
+
+
+def current_node_id() -> Optional[str]:
+    """The Ray node this process runs on (None outside Ray)."""
+    if not ray.is_initialized():
+        return None
+    return str(ray.get_runtime_context().get_node_id())
+
+
+class _Registry:
+    """The named actor behind a pool (runs threaded: announcements arrive while a health check runs)."""
+
+    def __init__(
+        self,
+        name: str,
+        token: str,
+        nodes: List[str],
+        num_cpus: float,
+        resources: Dict[str, float],
+        server_args: Sequence[str],
+        runtime_env: Optional[Dict[str, Any]],
+        health_interval_s: float,
+    ):
+        self.name = name
+        self.token = token
+        self.num_cpus = num_cpus
+        self.resources = resources
+        self.server_args = list(server_args)
+        self.runtime_env = runtime_env
+        self.health_interval_s = health_interval_s
+        self.actors: Dict[str, Any] = {}
+        self.table: Dict[str, Dict[str, Any]] = {}
+        self.events: List[Dict[str, Any]] = []
+        self._lock = threading.Lock()
+        self._me = ray.get_runtime_context().current_actor
+        for node in nodes:
+            self._place(node)
+        threading.Thread(target=self._health_loop, name="gem_ts-pool-health", daemon=True).start()
+
+    def _place(self, node_id: str) -> None:
+        actor_cls = ray.remote(EnvServer).options(
+            num_cpus=self.num_cpus,
+            resources=self.resources or None,
+            scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
+            max_restarts=0,  # the actor restarts its Node process; a lost actor is the node's loss
+            max_concurrency=4,
+            runtime_env=self.runtime_env,
+            name=f"gem_ts_server:{self.name}:{node_id[:12]}",
+            namespace=NAMESPACE,
+        )
+        actor = actor_cls.remote(self.token, self.server_args, self._me)
+        with self._lock:
+            self.actors[node_id] = actor
+            self.table[node_id] = {"node_id": node_id, "alive": False, "starting": True}
+
+    def _event(self, kind: str, info: Dict[str, Any]) -> None:
+        self.events.append({"t": time.time(), "kind": kind, "node_id": info.get("node_id"), "endpoint": info.get("endpoint")})
+
+    # ── announcements and health ──────────────────────────────────────────────────────────────────
+
+    def announce(self, info: Dict[str, Any]) -> None:
+        with self._lock:
+            old = self.table.get(info["node_id"], {})
+            self.table[info["node_id"]] = info
+        if old.get("boot_id") and old.get("boot_id") != info.get("boot_id"):
+            self._event("restarted", info)
+
+    def _check(self, node_id: str, actor: Any) -> None:
+        try:
+            info = ray.get(actor.info.remote(), timeout=max(5.0, self.health_interval_s * 4))
+        except ray.exceptions.GetTimeoutError:
+            return  # still starting (or a slow node): no verdict yet
+        except Exception as e:  # noqa: BLE001  (the actor died: its node was removed or it was killed)
+            with self._lock:
+                if self.actors.get(node_id) is not actor:
+                    return
+                del self.actors[node_id]
+                dead = {**self.table.get(node_id, {"node_id": node_id}), "alive": False, "problem": f"server actor lost: {type(e).__name__}"}
+                self.table[node_id] = dead
+            self._event("lost", dead)
+            return
+        self.announce(info)
+
+    def _health_loop(self) -> None:
+        while True:
+            time.sleep(self.health_interval_s)
+            with self._lock:
+                actors = list(self.actors.items())
+            for node_id, actor in actors:
+                self._check(node_id, actor)
+
+    # ── what pools ask ────────────────────────────────────────────────────────────────────────────
+
+    def servers(self) -> List[Dict[str, Any]]:
+        with self._lock:
+            return [dict(v) for v in self.table.values()]
+
+    def get_token(self) -> str:
+        return self.token
+
+    def get_events(self) -> List[Dict[str, Any]]:
+        return list(self.events)
+
+    def add_nodes(self, nodes: List[str]) -> List[str]:
+        """Places a server on each of ``nodes`` that has no live one; returns those placed."""
+        placed = []
+        for node in nodes:
+            with self._lock:
+                has = node in self.actors
+            if not has:
+                self._place(node)
+                placed.append(node)
+        return placed
+
+    def actor(self, node_id: str) -> Any:
+        return self.actors.get(node_id)
+
+    def shutdown(self) -> None:
+        with self._lock:
+            actors = list(self.actors.values())
+            self.actors.clear()
+        for a in actors:
+            try:
+                ray.get(a.stop.remote(), timeout=5)
+            except Exception:  # noqa: BLE001  (already gone)
+                pass
+            ray.kill(a)
+
+
+def _alive_nodes(num_cpus: float) -> List[str]:
+    return [n["NodeID"] for n in ray.nodes() if n.get("Alive") and n.get("Resources", {}).get("CPU", 0) >= num_cpus]
+
+
+class EnvServerPool:
+    """A handle on a pool of gem-ts servers (picklable: pass it to Ray tasks and actors).
+
+    ``EnvServerPool("envs", num_cpus=1)`` starts one server on every live node with that many CPUs
+    free (or on ``nodes``); ``EnvServerPool.get("envs")`` finds it from any worker of the cluster.
+    ``server_args`` are extra ``gem-ts serve`` flags (limits, idle timeout). ``runtime_env`` is given to
+    the server actors: where gem-ts is not installed on the nodes, ship it, e.g.
+    ``{"pip": ["/shared/gem_ts-0.1.0-py3-none-manylinux_x86_64.whl"]}``.
+    """
+
+    def __init__(
+        self,
+        name: str = "default",
+        *,
+        num_cpus: float = 1,
+        resources: Optional[Dict[str, float]] = None,
+        nodes: Optional[Sequence[str]] = None,
+        server_args: Sequence[str] = (),
+        runtime_env: Optional[Dict[str, Any]] = None,
+        health_interval_s: float = DEFAULT_HEALTH_INTERVAL_S,
+        token: Optional[str] = None,
+        _registry: Any = None,
+    ):
+        self.name = name
+        if _registry is not None:
+            self._registry = _registry
+            self._token: Optional[str] = token
+            return
+        if not ray.is_initialized():
+            raise RuntimeError("EnvServerPool needs a Ray cluster: call ray.init() first")
+        chosen = list(nodes) if nodes is not None else _alive_nodes(num_cpus)
+        if not chosen:
+            raise RuntimeError(f"no live Ray node has {num_cpus} CPU(s) for a gem-ts server")
+        self._token = token or secrets.token_urlsafe(24)
+        here = current_node_id()
+        self._registry = (
+            ray.remote(_Registry)
+            .options(
+                name=_registry_name(name),
+                namespace=NAMESPACE,
+                num_cpus=0,
+                max_concurrency=16,
+                scheduling_strategy=NodeAffinitySchedulingStrategy(here, soft=True) if here else None,
+            )
+            .remote(name, self._token, chosen, num_cpus, dict(resources or {}), list(server_args), runtime_env, health_interval_s)
+        )
+
+    @classmethod
+    def get(cls, name: str = "default") -> "EnvServerPool":
+        """The pool of that name, from any process of the cluster (raises ValueError if none)."""
+        return cls(name, _registry=ray.get_actor(_registry_name(name), namespace=NAMESPACE))
+
+    def __reduce__(self) -> Any:
+        return (_rebuild, (self.name, self._registry, self._token))
+
+    # ── the table ─────────────────────────────────────────────────────────────────────────────────
+
+    @property
+    def token(self) -> str:
+        if self._token is None:
+            self._token = str(ray.get(self._registry.get_token.remote()))
+        return self._token
+
+    def servers(self, *, alive_only: bool = True) -> List[Dict[str, Any]]:
+        """The servers (node_id, endpoint, boot_id, generation, pid, alive, restarts)."""
+        table: List[Dict[str, Any]] = ray.get(self._registry.servers.remote())
+        return [s for s in table if s.get("alive")] if alive_only else table
+
+    def wait_ready(self, count: Optional[int] = None, timeout: float = 120.0) -> List[Dict[str, Any]]:
+        """Blocks until ``count`` servers (default: all placed) answer; returns them."""
+        deadline = time.monotonic() + timeout
+        while True:
+            table = self.servers(alive_only=False)
+            live = [s for s in table if s.get("alive")]
+            want = len(table) if count is None else count
+            if len(live) >= want and want > 0:
+                return live
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"gem-ts pool {self.name!r}: {len(live)} of {want} servers up after {timeout:.0f} s: {table}")
+            time.sleep(0.2)
+
+    def events(self) -> List[Dict[str, Any]]:
+        """What the registry saw: 'restarted' (a new Node process) and 'lost' (an actor gone)."""
+        return list(ray.get(self._registry.get_events.remote()))
+
+    def health(self) -> List[Dict[str, Any]]:
+        """A protocol-level ping of every live server, run by its own actor."""
+        actors = [ray.get(self._registry.actor.remote(s["node_id"])) for s in self.servers()]
+        return list(ray.get([a.health.remote() for a in actors if a is not None]))
+
+    def add_nodes(self, nodes: Optional[Sequence[str]] = None) -> List[str]:
+        """Places servers on ``nodes`` (default: every live node without one, e.g. one just joined)."""
+        return list(ray.get(self._registry.add_nodes.remote(list(nodes) if nodes is not None else _alive_nodes(0))))
+
+    # ── clients ───────────────────────────────────────────────────────────────────────────────────
+
+    def pick(self, node_id: Optional[str] = None, exclude: Sequence[str] = ()) -> Dict[str, Any]:
+        """The server on ``node_id`` (default: this process's node) if alive, else another live one."""
+        live = [s for s in self.servers() if s["endpoint"] not in exclude]
+        if not live:
+            from ..errors import ServerUnavailableError
+
+            raise ServerUnavailableError("SERVER_UNAVAILABLE", f"gem-ts pool {self.name!r} has no live server")
+        here = node_id or current_node_id()
+        for s in live:
+            if s["node_id"] == here:
+                return s
+        return live[hash(here) % len(live)]  # spread the nodes without a server over the others
+
+    def connect(self, node_id: Optional[str] = None, **kwargs: Any) -> Client:
+        """A client of the node-local server (falling back to another live one), with the pool's token."""
+        s = self.pick(node_id)
+        return Client(s["endpoint"], token=self.token, **kwargs)
+
+    def make_vec(self, env_id: str, num_envs: int, **kwargs: Any) -> Any:
+        """One vector env sharded over the pool's servers (see ``ShardedVectorEnv``)."""
+        from .sharded import ShardedVectorEnv
+
+        return ShardedVectorEnv(self, env_id, num_envs, **kwargs)
+
+    def shutdown(self) -> None:
+        """Stops every server and the registry (the name is free again)."""
+        try:
+            ray.get(self._registry.shutdown.remote(), timeout=30)
+        finally:
+            ray.kill(self._registry)
+
+
+def _rebuild(name: str, registry: Any, token: Optional[str]) -> EnvServerPool:
+    return EnvServerPool(name, _registry=registry, token=token)

@@ -1,0 +1,202 @@
+"""gem_ts.ray on a real local Ray cluster: three raylets (ray.cluster_utils.Cluster), each a node with
+its own id, one gem-ts server actor on each. Clients on each node use their own node's server; a
+sharded vector env keeps global indices; a kill -9 of a server's Node process mid-rollout reports the
+envs it held as lost (never replayed) and the actor restarts it; a removed node's server leaves the
+pool. One cluster for the module (starting raylets is most of the time)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from typing import Any, Dict, Iterator, List, Tuple
+
+import pytest
+import ray
+from ray.cluster_utils import Cluster
+from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+import gem_ts
+from gem_ts.ray import EnvLostError, EnvServerPool, current_node_id
+
+pytestmark = pytest.mark.timeout(400)
+
+EASY = "game:GuessTheNumber-v0-easy"
+GUESS = "\\boxed{5}"
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Tuple[Cluster, List[Any]]]:
+    c = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
+    workers = [c.add_node(num_cpus=1) for _ in range(2)]
+    ray.init(address=c.address, log_to_driver=False)
+    c.wait_for_nodes()
+    yield c, workers
+    ray.shutdown()
+    c.shutdown()
+
+
+@pytest.fixture(scope="module")
+def pool(cluster: Tuple[Cluster, List[Any]]) -> Iterator[EnvServerPool]:
+    p = EnvServerPool("test", num_cpus=1, server_args=["--idle-timeout-ms", "120000"], health_interval_s=0.3)
+    p.wait_ready(count=3, timeout=240)
+    yield p
+    p.shutdown()
+
+
+def _wait(cond: Any, timeout: float, what: str) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        got = cond()
+        if got:
+            return got
+        time.sleep(0.1)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+@ray.remote(num_cpus=0)
+def _play_on_this_node(pool_name: str) -> Dict[str, Any]:
+    """A rollout worker: finds the pool by name, plays through the server its node prefers."""
+    pool = EnvServerPool.get(pool_name)
+    with pool.connect() as client:
+        vec = gem_ts.make_vec(EASY, num_envs=2, client=client)
+        obs, _ = vec.reset(seed=3)
+        _, rewards, *_ = vec.step([GUESS, GUESS])
+        vec.close()
+        return {"node": current_node_id(), "endpoint": client.endpoint, "boot_id": client.boot_id, "obs": obs, "rewards": rewards.tolist()}
+
+
+def test_one_server_per_node_and_each_node_plays_through_its_own(pool: EnvServerPool) -> None:
+    servers = pool.servers()
+    nodes = {n["NodeID"] for n in ray.nodes() if n["Alive"]}
+    assert {s["node_id"] for s in servers} == nodes and len(servers) == 3
+    assert all(s["endpoint"].startswith("tcp://") and "127.0.0.1" not in s["endpoint"] for s in servers)
+    by_node = {s["node_id"]: s for s in servers}
+    runs = ray.get(
+        [_play_on_this_node.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n, soft=False)).remote("test") for n in nodes]
+    )
+    assert {r["node"] for r in runs} == nodes
+    for r in runs:
+        assert r["endpoint"] == by_node[r["node"]]["endpoint"], "a worker used another node's server"
+        assert r["boot_id"] == by_node[r["node"]]["boot_id"]
+        assert len(r["obs"]) == 2 and "Guess The Number" in r["obs"][0]
+    health = pool.health()
+    assert len(health) == 3 and all(h["alive"] and h["boot_id_seen"] == h["boot_id"] for h in health)
+
+
+def test_servers_refuse_clients_without_the_pool_token(pool: EnvServerPool) -> None:
+    endpoint = pool.servers()[0]["endpoint"]
+    with pytest.raises(gem_ts.UnauthorizedError):
+        gem_ts.Client(endpoint, token="not-the-token", heartbeat=False).list_envs()
+    with pytest.raises(ValueError):
+        EnvServerPool.get("no-such-pool")
+
+
+def test_sharded_vector_env_keeps_global_indices_and_seeds(pool: EnvServerPool) -> None:
+    with pool.make_vec(EASY, num_envs=7) as sharded, pool.connect() as one:
+        assert len({e for e in sharded.servers}) == 3  # 7 envs over 3 servers: 3 + 2 + 2
+        assert [len(s.indices) for s in sharded.shards] == [3, 2, 2]
+        assert sharded.shards[0].server["node_id"] == current_node_id()  # the local server first
+        plain = gem_ts.make_vec(EASY, num_envs=7, client=one)
+        assert sharded.reset(seed=11)[0] == plain.reset(seed=11)[0]
+        guesses = [f"\\boxed{{{k}}}" for k in range(1, 8)]
+        s_obs, s_rew, s_term, s_trunc, _ = sharded.step(guesses)
+        p_obs, p_rew, p_term, p_trunc, _ = plain.step(guesses)
+        assert s_obs == p_obs and s_rew.tolist() == p_rew.tolist() and s_term.tolist() == p_term.tolist()
+        # a subset by global index, answered in the caller's order
+        obs, _ = sharded.reset(seed=11, indices=[6, 0])
+        assert obs == [plain.reset(seed=11, indices=[6, 0])[0][0], plain.reset(seed=11, indices=[6, 0])[0][1]]
+        partial = sharded.step({6: GUESS, 0: GUESS})
+        assert len(partial[0]) == 2
+        with pytest.raises(ValueError):
+            sharded.step([GUESS] * 3)
+        with pytest.raises(IndexError):
+            sharded.step({7: GUESS})
+        plain.close()
+
+
+def _kill_server_of(sharded: Any, shard: int) -> Tuple[str, str, float]:
+    server = sharded.shards[shard].server
+    os.kill(server["pid"], signal.SIGKILL)
+    return server["node_id"], server["boot_id"], time.monotonic()
+
+
+def test_kill9_mid_rollout_reports_lost_envs_and_the_actor_restarts_the_server(pool: EnvServerPool) -> None:
+    with pool.make_vec(EASY, num_envs=6, max_turns=50) as sharded:
+        sharded.reset(seed=1)
+        for _ in range(2):
+            sharded.step([GUESS] * 6)
+        victim = sharded.shards[1]
+        held = list(victim.indices)
+        node, old_boot, killed_at = _kill_server_of(sharded, 1)
+        with pytest.raises(EnvLostError) as lost:
+            for _ in range(50):  # the step in flight when the process dies, or the next one
+                sharded.step([GUESS] * 6)
+        lost_after = time.monotonic() - killed_at
+        assert lost.value.indices == held
+        obs, _, _, truncated, infos = lost.value.result
+        for g in range(6):
+            assert bool(infos[g].get("env_lost")) == (g in held)
+            assert truncated[g] or g not in held
+            assert (obs[g] == "") == (g in held)  # lost rows carry nothing made up
+        # still lost until reset: never silently resumed
+        with pytest.raises(EnvLostError):
+            sharded.step([GUESS] * 6)
+        obs, _ = sharded.reset(seed=5, indices=held)
+        new_episode_after = time.monotonic() - killed_at
+        assert all("Guess The Number" in o for o in obs)
+        moved_to = {(sharded.shards[1].server["endpoint"], sharded.shards[1].server["boot_id"])}
+        assert (victim.server["endpoint"], old_boot) not in moved_to
+        sharded.step([GUESS] * 6)  # every env plays again
+        restarted = _wait(
+            lambda: [s for s in pool.servers() if s["node_id"] == node and s["boot_id"] != old_boot], 90, "the actor to restart the server"
+        )[0]
+        assert restarted["generation"] >= 2 and restarted["restarts"]
+        assert any(e["kind"] == "restarted" and e["node_id"] == node for e in pool.events())
+        with pool.connect(node_id=node) as c:  # the restarted server serves
+            assert c.boot_id == restarted["boot_id"]
+            assert len(gem_ts.make_vec(EASY, num_envs=1, client=c).reset()[0]) == 1
+        print(f"\nfailover (kill -9, raise mode): lost report {lost_after:.2f} s, new episode {new_episode_after:.2f} s")
+
+
+def test_autoreset_mode_gives_new_episodes_on_live_servers_in_the_same_step(pool: EnvServerPool) -> None:
+    pool.wait_ready(count=3, timeout=90)
+    with pool.make_vec(EASY, num_envs=4, on_lost="autoreset", max_turns=50) as sharded:
+        sharded.reset(seed=2)
+        target = len(sharded.shards) - 1
+        held = list(sharded.shards[target].indices)
+        gone = (sharded.shards[target].server["endpoint"], sharded.shards[target].server["boot_id"])
+        _, _, killed_at = _kill_server_of(sharded, target)
+        for _ in range(50):
+            obs, _, _, truncated, infos = sharded.step([GUESS] * 4)
+            if any(i.get("env_lost") for i in infos):
+                break
+        after = time.monotonic() - killed_at
+        assert [g for g in range(4) if infos[g].get("env_lost")] == held
+        assert all(truncated[g] and "Guess The Number" in obs[g] for g in held)
+        assert (sharded.shards[target].server["endpoint"], sharded.shards[target].server["boot_id"]) != gone
+        print(f"\nfailover (kill -9, autoreset): lost report + new episode {after:.2f} s")
+
+
+def test_removed_node_leaves_the_pool_and_its_envs_are_lost(cluster: Tuple[Cluster, List[Any]], pool: EnvServerPool) -> None:
+    c, workers = cluster
+    pool.wait_ready(count=3, timeout=90)
+    node = workers[-1]
+    node_id = node.node_id
+    with pool.make_vec(EASY, num_envs=6) as sharded:
+        sharded.reset(seed=4)
+        held = [g for g, e in enumerate(sharded.servers) if e == next(s["endpoint"] for s in pool.servers() if s["node_id"] == node_id)]
+        assert held
+        removed_at = time.monotonic()
+        c.remove_node(node)
+        _wait(lambda: node_id not in {s["node_id"] for s in pool.servers()}, 60, "the pool to drop the removed node's server")
+        noticed = time.monotonic() - removed_at
+        assert any(e["kind"] == "lost" and e["node_id"] == node_id for e in pool.events())
+        with pytest.raises(EnvLostError) as lost:
+            for _ in range(20):
+                sharded.step([GUESS] * 6)
+        assert lost.value.indices == held
+        sharded.reset(indices=held)
+        assert node_id not in {sh.server["node_id"] for sh in sharded.shards}
+        sharded.step([GUESS] * 6)
+        print(f"\nnode removed: pool noticed in {noticed:.2f} s")
