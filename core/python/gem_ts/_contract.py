@@ -36,6 +36,8 @@ ERROR_CODES: tuple[str, ...] = (
     "INDEX_OUT_OF_RANGE",
     "NOT_SUPPORTED",
     "INVALID_WRAPPER",
+    "UNKNOWN_ATTRIBUTE",
+    "INVALID_ATTRIBUTE",
     "DATASET_MISSING",
     "DATASET_INVALID",
     "DEPENDENCY_MISSING",
@@ -70,6 +72,8 @@ ERROR_KINDS: Dict[str, str] = {
     "INDEX_OUT_OF_RANGE": "invalid_request",
     "NOT_SUPPORTED": "not_supported",
     "INVALID_WRAPPER": "invalid_request",
+    "UNKNOWN_ATTRIBUTE": "invalid_request",
+    "INVALID_ATTRIBUTE": "invalid_request",
     "DATASET_MISSING": "invalid_request",
     "DATASET_INVALID": "invalid_request",
     "DEPENDENCY_MISSING": "failure",
@@ -101,6 +105,8 @@ REQUEST_FIELDS: Dict[str, frozenset[str]] = {
     "reset": frozenset({"v", "id", "op", "handle", "seed", "options", "indices", "reply_format"}),
     "step": frozenset({"v", "id", "op", "handle", "rows", "reply_format"}),
     "sample": frozenset({"v", "id", "op", "handle", "indices"}),
+    "get_attr": frozenset({"v", "id", "op", "handle", "name", "indices"}),
+    "set_attr": frozenset({"v", "id", "op", "handle", "name", "indices", "value", "values"}),
     "close": frozenset({"v", "id", "op", "handle"}),
     "register_dataset": frozenset({"v", "id", "op", "name"}),
     "register_env": frozenset({"v", "id", "op", "env_id", "description", "defaults"}),
@@ -118,6 +124,8 @@ REQUEST_REQUIRED: Dict[str, frozenset[str]] = {
     "reset": frozenset({"v", "id", "op", "handle"}),
     "step": frozenset({"v", "id", "op", "handle"}),
     "sample": frozenset({"v", "id", "op", "handle"}),
+    "get_attr": frozenset({"v", "id", "op", "handle", "name"}),
+    "set_attr": frozenset({"v", "id", "op", "handle", "name"}),
     "close": frozenset({"v", "id", "op"}),
     "register_dataset": frozenset({"v", "id", "op", "name"}),
     "register_env": frozenset({"v", "id", "op", "env_id"}),
@@ -225,6 +233,32 @@ class _SampleRequestRequired(TypedDict):
 
 class SampleRequest(_SampleRequestRequired, total=False):
     indices: List[int]
+
+
+class _GetAttrRequestRequired(TypedDict):
+    v: Literal[1]
+    id: int
+    op: Literal["get_attr"]
+    handle: int
+    name: str
+
+
+class GetAttrRequest(_GetAttrRequestRequired, total=False):
+    indices: List[int]
+
+
+class _SetAttrRequestRequired(TypedDict):
+    v: Literal[1]
+    id: int
+    op: Literal["set_attr"]
+    handle: int
+    name: str
+
+
+class SetAttrRequest(_SetAttrRequestRequired, total=False):
+    indices: List[int]
+    value: Any
+    values: List[Any]
 
 
 class _CloseRequestRequired(TypedDict):
@@ -399,6 +433,21 @@ class SampleReply(TypedDict):
     action: List[str]
 
 
+class GetAttrReply(TypedDict):
+    v: Literal[1]
+    id: Optional[int]
+    ok: Literal[True]
+    env_index: List[float]
+    value: List[Any]
+
+
+class SetAttrReply(TypedDict):
+    v: Literal[1]
+    id: Optional[int]
+    ok: Literal[True]
+    env_index: List[float]
+
+
 class CloseReply(TypedDict):
     v: Literal[1]
     id: Optional[int]
@@ -487,6 +536,14 @@ class InvalidWrapperError(InvalidRequestError):
     """Error code INVALID_WRAPPER (invalid_request)."""
 
 
+class UnknownAttributeError(InvalidRequestError, AttributeError):
+    """Error code UNKNOWN_ATTRIBUTE (invalid_request)."""
+
+
+class InvalidAttributeError(InvalidRequestError):
+    """Error code INVALID_ATTRIBUTE (invalid_request)."""
+
+
 class DatasetMissingError(InvalidRequestError):
     """Error code DATASET_MISSING (invalid_request)."""
 
@@ -552,6 +609,8 @@ ERROR_CLASSES: Dict[str, type[GemError]] = {
     "INDEX_OUT_OF_RANGE": IndexOutOfRangeError,
     "NOT_SUPPORTED": NotSupportedError,
     "INVALID_WRAPPER": InvalidWrapperError,
+    "UNKNOWN_ATTRIBUTE": UnknownAttributeError,
+    "INVALID_ATTRIBUTE": InvalidAttributeError,
     "DATASET_MISSING": DatasetMissingError,
     "DATASET_INVALID": DatasetInvalidError,
     "DEPENDENCY_MISSING": DependencyMissingError,

@@ -15,6 +15,7 @@ import numpy as np
 
 from . import protocol
 from ._contract import MakeReply, SpecReply
+from .attributes import decode_value
 from .datasets import inline_dataset, to_arrow_table
 from .session import Call, Handle, Header, Session
 from .wrappers.wrapper_factory import resolve_wrappers
@@ -235,6 +236,32 @@ def step(handle: int, indices: Sequence[int], actions: Sequence[str], inline_max
 def sample(handle: int, indices: Optional[Sequence[int]] = None) -> Call[List[str]]:
     fields: Header = {} if indices is None else {"indices": [int(i) for i in indices]}
     return Call("sample", fields, decode=lambda h, b: list(h["action"]), handle=handle, indices=fields.get("indices"))
+
+
+def get_attr(handle: int, name: str, indices: Optional[Sequence[int]] = None) -> Call[List[Any]]:
+    """An env attribute of each env at ``indices`` (all when None), in that order."""
+    fields: Header = {"name": attr_name_arg(name)}
+    if indices is not None:
+        fields["indices"] = [int(i) for i in indices]
+    return Call("get_attr", fields, decode=lambda h, b: [decode_value(name, v) for v in h["value"]], handle=handle, indices=fields.get("indices"))
+
+
+def set_attr(handle: int, name: str, values: Sequence[Any], *, each: bool, indices: Optional[Sequence[int]] = None) -> Call[None]:
+    """Writes an env attribute: ``values[k]`` to env ``indices[k]`` (``each``), else ``values[0]`` to every env."""
+    fields: Header = {"name": attr_name_arg(name)}
+    if indices is not None:
+        fields["indices"] = [int(i) for i in indices]
+    if each:
+        fields["values"] = list(values)
+    else:
+        fields["value"] = values[0]
+    return Call("set_attr", fields, decode=lambda h, b: None, handle=handle, indices=fields.get("indices"))
+
+
+def attr_name_arg(name: Any) -> str:
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"an attribute name must be a non-empty string, not {name!r}")
+    return name
 
 
 def close(handle: Optional[int] = None, timeout: Optional[float] = None) -> Call[Header]:

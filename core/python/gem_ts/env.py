@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import calls
+from .attributes import is_remote_name
 from .calls import ResetOne, StepOne
 from .client import Client
 from .core import Env
@@ -12,7 +13,14 @@ from .wrappers.wrapper_factory import WrapperFn
 
 
 class ServerEnv(Env):
-    """One env on the server (a handle with one env, autoreset disabled, as GEM's make gives)."""
+    """One env on the server (a handle with one env, autoreset disabled, as GEM's make gives).
+
+    Attributes it does not hold itself are the env's declared attributes on the server (GEM's
+    ``env.answer``, ``env.max_turns = 5``; see ``gem_ts.attributes``).
+    """
+
+    #: Set once __init__ is done: from then on an assignment to a new public name goes to the server.
+    _attrs_remote = False
 
     def __init__(
         self,
@@ -32,6 +40,27 @@ class ServerEnv(Env):
         self._repr: str = info["repr"][0]
         self._closed = False
         self._step = [0]
+        self._attrs_remote = True
+
+    def get_attr(self, name: str) -> Any:
+        """The env's attribute ``name`` as the server holds it (what ``env.<name>`` reads)."""
+        return self.client.run(calls.get_attr(self.handle, name))[0]
+
+    def set_attr(self, name: str, value: Any) -> None:
+        """Writes the env's attribute ``name`` on the server (what ``env.<name> = value`` does)."""
+        self.client.run(calls.set_attr(self.handle, name, [value], each=False))
+
+    def __getattr__(self, name: str) -> Any:
+        # Only called for names this object does not hold: those are the served env's.
+        if not is_remote_name(name) or not self.__dict__.get("_attrs_remote"):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return self.get_attr(name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if not self._attrs_remote or not is_remote_name(name) or name in self.__dict__ or hasattr(type(self), name):
+            object.__setattr__(self, name, value)
+        else:
+            self.set_attr(name, value)
 
     def reset(self, seed: Optional[int] = None, **kwargs: Any) -> Tuple[str, Dict[str, Any]]:
         result: ResetOne = self.client.run(calls.reset(self.handle, seed=seed, options=kwargs or None, decode=calls.reset_one))

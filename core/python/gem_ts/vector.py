@@ -9,10 +9,11 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import calls
+from .attributes import checked_indices, is_remote_name, per_env_values
 from .calls import Actions, Seed, StepReturn
 from .client import Client
 
-__all__ = ["Actions", "AsyncVectorEnv", "StepReturn", "SyncVectorEnv", "VectorEnv"]
+__all__ = ["Actions", "AsyncVectorEnv", "StepReturn", "SubEnv", "SyncVectorEnv", "VectorEnv"]
 
 
 class VectorEnv:
@@ -45,6 +46,22 @@ class VectorEnv:
         """One random action per env (or per env in ``indices``), drawn by each env."""
         return self.client.run(calls.sample(self.handle, indices))
 
+    def get_attr(self, name: str, indices: Optional[Sequence[int]] = None) -> Tuple[Any, ...]:
+        """Gymnasium's get_attr: the attribute ``name`` of every env (or of those in ``indices``)."""
+        idx = None if indices is None else checked_indices(indices, self.num_envs)
+        return tuple(self.client.run(calls.get_attr(self.handle, name, idx)))
+
+    def set_attr(self, name: str, values: Any, indices: Optional[Sequence[int]] = None) -> None:
+        """Gymnasium's set_attr: a list/tuple gives one value per env, any other value goes to all."""
+        idx = list(range(self.num_envs)) if indices is None else checked_indices(indices, self.num_envs)
+        each, vals = per_env_values(values, len(idx))
+        self.client.run(calls.set_attr(self.handle, name, vals, each=each, indices=None if indices is None else idx))
+
+    @property
+    def envs(self) -> List["SubEnv"]:
+        """GEM's ``vec_env.envs``: sub-env ``i`` for its attributes (``vec_env.envs[0].answer``)."""
+        return [SubEnv(self, i) for i in range(self.num_envs)]
+
     def close(self) -> None:
         if not self._closed:
             self._closed = True
@@ -67,6 +84,44 @@ class VectorEnv:
         first = self._repr[0] if self._repr else "?"
         more = "" if len(set(self._repr)) <= 1 else ", …"
         return f"{type(self).__name__}({self.num_envs} × {first}{more}, autoreset_mode={self.autoreset_mode})"
+
+
+class SubEnv:
+    """One env of a vector env, as ``vec_env.envs[i]``: its attributes read and write on the server.
+
+    It steps with its vector env (``vec_env.step({i: action})``), so it has no reset/step of its own.
+    """
+
+    def __init__(self, vec: VectorEnv, index: int):
+        object.__setattr__(self, "_vec", vec)
+        object.__setattr__(self, "index", index)
+        object.__setattr__(self, "env_id", vec.env_ids[index])
+
+    def get_attr(self, name: str) -> Any:
+        return self._vec.get_attr(name, [self.index])[0]
+
+    def set_attr(self, name: str, value: Any) -> None:
+        self._vec.set_attr(name, [value], [self.index])
+
+    def sample_random_action(self) -> str:
+        return self._vec.sample_random_actions([self.index])[0]
+
+    @property
+    def unwrapped(self) -> "SubEnv":
+        return self
+
+    def __getattr__(self, name: str) -> Any:
+        if not is_remote_name(name):
+            raise AttributeError(f"'SubEnv' object has no attribute {name!r}")
+        return self.get_attr(name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if not is_remote_name(name) or hasattr(type(self), name):
+            raise AttributeError(f"cannot set {name!r} on a sub-env")
+        self.set_attr(name, value)
+
+    def __repr__(self) -> str:
+        return self._vec._repr[self.index]
 
 
 class SyncVectorEnv(VectorEnv):

@@ -86,6 +86,9 @@ def _requests_built_by_the_client() -> list:
         calls.step(h, [0, 1], ["a", "b"], 64),
         calls.step(h, [0, 1], ["a", "b"], 1),  # Arrow body
         calls.sample(h, [0]),
+        calls.get_attr(h, "answer", [0]),
+        calls.set_attr(h, "answer", ["4"], each=False),
+        calls.set_attr(h, "answer", ["4", "5"], each=True, indices=[0, 1]),
         calls.close(h),
         calls.close(),
         calls.register_dataset("d", b""),

@@ -7,6 +7,7 @@ import { Rng } from './rng.ts';
 import { EnvClosedError, GemError, ResetNeededError } from './errors.ts';
 import type { Env, ResetOptions, ResetResult, SpawnOptions, StepResult } from './env.ts';
 import type { EnvSpec } from './spec.ts';
+import { optionAttributes, type AttributeTable } from './envAttributes.ts';
 
 export abstract class BaseEnv<S, Obs = string, Act = string> implements Env<Obs, Act> {
   spec?: EnvSpec;
@@ -96,6 +97,12 @@ export abstract class BaseEnv<S, Obs = string, Act = string> implements Env<Obs,
       copy.needsReset = false;
     }
     return copy;
+  }
+
+  /** GEM keeps constructor arguments as attributes (`env.max_turns`): options are read/write, applied from the next reset. */
+  envAttributes(): AttributeTable {
+    const self = this as unknown as { options?: Record<string, unknown> };
+    return self.options && typeof self.options === 'object' ? optionAttributes(self as { options: Record<string, unknown> }, true) : {};
   }
 
   toString(): string {

@@ -17,6 +17,10 @@ export const GEM_ERROR_CODES = [
   'INDEX_OUT_OF_RANGE',
   'NOT_SUPPORTED',
   'INVALID_WRAPPER',
+  // Env attributes (get_attr/set_attr, core/envAttributes.ts): a name the env does not declare (or a
+  // write to a read-only one; Python raises AttributeError), and a value of the wrong type.
+  'UNKNOWN_ATTRIBUTE',
+  'INVALID_ATTRIBUTE',
   'DATASET_MISSING',
   'DATASET_INVALID',
   // A Python package an env needs (reasoning-gym for rg:*) is not installed in the worker's Python.

@@ -15,6 +15,8 @@ import { Rng } from '../core/rng.ts';
 import type { EnvSpec } from '../core/spec.ts';
 import type { DatasetRow } from './datasetRegistry.ts';
 import type { DatasetSource } from './datasetSource.ts';
+import { z } from 'zod';
+import { optionAttributes, type AttributeTable } from '../core/envAttributes.ts';
 
 export interface Graded {
   reward: number;
@@ -131,6 +133,29 @@ export abstract class DatasetEnv<P> implements Env<string, string> {
   /** GEM's get_state/set_state: the current problem's index, to rebuild an episode elsewhere. */
   getState(): { index: number } | undefined {
     return this.current && !this.done ? { index: this.current.index } : undefined;
+  }
+
+  /**
+   * GEM's public attributes of a dataset env (core/envAttributes.ts): the options (read-only: they
+   * shaped the data source at construction), the current question and the rows; subclasses add
+   * their gold field (`answer`, `tests`) as read/write.
+   */
+  envAttributes(): AttributeTable {
+    const self = this as unknown as { options?: Record<string, unknown> };
+    const question = { schema: z.string(), get: () => (this.current ? this.prompt(this.current.problem) : null) };
+    return {
+      ...(self.options ? optionAttributes(self as { options: Record<string, unknown> }, false) : {}),
+      question,
+      first_obs: question,
+      epoch: { schema: z.number(), get: () => this.pass.number },
+      dataset: { schema: z.unknown(), get: () => this.loadRows() },
+    };
+  }
+
+  /** A gold field written by a client: the current problem with `change` applied; RESET_NEEDED before a reset. */
+  protected changeProblem(name: string, change: (problem: P) => P): void {
+    if (!this.current) throw new GemError('RESET_NEEDED', `'${name}' belongs to the current problem: reset() first, then set it.`);
+    this.current = { index: this.current.index, problem: change(this.current.problem) };
   }
 
   toString(): string {

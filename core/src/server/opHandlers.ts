@@ -16,7 +16,8 @@ import type { Tenancy } from './tenancy.ts';
 import { describeBoundOptions } from '../data/datasetBinding.ts';
 import { decodeStepRequest, decodeStepRequestSliced, encodeRows, encodeRowsSliced, tableToRows, type Rows } from './protocol/arrowCodec.ts';
 import { packHeader, type ParsedRequest } from './protocol/frames.ts';
-import type { EnvReturn, MakeRequest, ReplyFormat, ResetRequest, StepRequest } from './protocol/headers.ts';
+import type { EnvReturn, GetAttrRequest, MakeRequest, ReplyFormat, ResetRequest, SetAttrRequest, StepRequest } from './protocol/headers.ts';
+import { getEnvAttr, setEnvAttr } from '../core/envAttributes.ts';
 import { rowsToInline } from './protocol/inlineRows.ts';
 import { PROTOCOL_VERSION, type ServerLimits } from './protocol/version.ts';
 import { makeVec as defaultMakeVec } from '../vector/makeVec.ts';
@@ -85,6 +86,10 @@ export class OpHandlers {
           .getHandle(req.header.handle)
           .pool.sampleInOrder(req.header.indices)
           .then((r) => ({ fields: { env_index: r.indices, action: r.actions } }));
+      case 'get_attr':
+        return this.getAttr(s, req.header);
+      case 'set_attr':
+        return this.setAttr(s, req.header);
       case 'close':
         return this.close(s, req.header.handle);
       case 'register_dataset':
@@ -221,6 +226,27 @@ export class OpHandlers {
     if (inline) return { fields: { n, rows: rowsToInline(rows) } };
     if (n <= SLICE_ROWS) return { fields: { n }, body: encodeRows(rows) };
     return encodeRowsSliced(rows, SLICE_ROWS).then((body) => ({ fields: { n }, body }));
+  }
+
+  /** Env attributes of the envs at `indices` (all when absent), through each env's wrapper stack. */
+  private async getAttr(s: ClientSession, r: GetAttrRequest): Promise<OpResult> {
+    const pool = s.getHandle(r.handle).pool;
+    const indices = r.indices ?? Array.from({ length: pool.numEnvs }, (_, i) => i);
+    const envs = indices.map((i) => pool.envAt(i));
+    const value = await Promise.all(envs.map((env) => getEnvAttr(env, r.name)));
+    return { fields: { env_index: indices, value } };
+  }
+
+  private async setAttr(s: ClientSession, r: SetAttrRequest): Promise<OpResult> {
+    const pool = s.getHandle(r.handle).pool;
+    const indices = r.indices ?? Array.from({ length: pool.numEnvs }, (_, i) => i);
+    if (r.values !== undefined && r.values.length !== indices.length) {
+      throw new GemError('INVALID_REQUEST', `set_attr: got ${r.values.length} values for ${indices.length} envs.`);
+    }
+    const envs = indices.map((i) => pool.envAt(i));
+    // One after another, so a bad value stops at the env it fails for (the earlier writes stand, as in Gymnasium).
+    for (let k = 0; k < envs.length; k++) await setEnvAttr(envs[k], r.name, r.values ? r.values[k] : r.value);
+    return { fields: { env_index: indices } };
   }
 
   private async close(s: ClientSession, handle: number | undefined): Promise<OpResult> {

@@ -15,7 +15,7 @@ import type { WorkerRequest } from './workerProtocol.ts';
 /** What a WorkerEnv needs from its pool: one request, one reply. */
 export interface WorkerChannel {
   readonly label: string;
-  call(req: WorkerRequest): Promise<{ result?: ResetResult | StepResult; sample?: string }>;
+  call(req: WorkerRequest): Promise<{ result?: ResetResult | StepResult; sample?: string; value?: unknown }>;
   nextKey(): number;
   /** Called once when the env is closed, so the pool can balance its workers. */
   released(): void;
@@ -47,6 +47,17 @@ export class WorkerEnv implements Env {
     const reply = await this.channel.call({ op: 'step', id: 0, key: this.key, action });
     this.sample = reply.sample;
     return reply.result as StepResult;
+  }
+
+  /** Attributes live with the env in its worker (core/envAttributes.ts). */
+  async forwardGetAttr(name: string): Promise<unknown> {
+    if (this.closed) throw new EnvClosedError('read an attribute of');
+    return (await this.channel.call({ op: 'attr', id: 0, key: this.key, name, write: false })).value;
+  }
+
+  async forwardSetAttr(name: string, value: unknown): Promise<void> {
+    if (this.closed) throw new EnvClosedError('set an attribute of');
+    await this.channel.call({ op: 'attr', id: 0, key: this.key, name, write: true, value });
   }
 
   sampleRandomAction(): string {

@@ -6,6 +6,7 @@ import { parentPort } from 'node:worker_threads';
 import type { Env } from '../core/env.ts';
 import { GemError, isGemError } from '../core/errors.ts';
 import { isRegistered, make } from '../registry/registry.ts';
+import { getEnvAttr, setEnvAttr } from '../core/envAttributes.ts';
 import type { WorkerReply, WorkerRequest } from './workerProtocol.ts';
 
 const envs = new Map<number, Env>();
@@ -51,6 +52,12 @@ async function handle(req: WorkerRequest): Promise<WorkerReply> {
         broken.set(req.newKey, toGemError(e));
         throw e;
       }
+    }
+    case 'attr': {
+      const env = envFor(req.key);
+      if (!req.write) return { id: req.id, ok: true, value: await getEnvAttr(env, req.name) };
+      await setEnvAttr(env, req.name, req.value);
+      return { id: req.id, ok: true };
     }
     case 'close': {
       const env = envs.get(req.key);

@@ -6,7 +6,9 @@ export type WorkerRequest =
   | { op: 'reset'; id: number; key: number; opts?: ResetOptions }
   | { op: 'step'; id: number; key: number; action: string }
   | { op: 'spawn'; id: number; key: number; newKey: number; opts?: SpawnOptions }
-  | { op: 'close'; id: number; key: number };
+  | { op: 'close'; id: number; key: number }
+  /** Env attribute access (core/envAttributes.ts): a read, or a write when `write` is set. */
+  | { op: 'attr'; id: number; key: number; name: string; write: boolean; value?: unknown };
 
 export type WorkerReply =
   | {
@@ -16,6 +18,8 @@ export type WorkerReply =
       /** The env's next random action, drawn after the reset or step (see WorkerEnv.sampleRandomAction). */
       sample?: string;
       describe?: string;
+      /** The value of an attribute read. */
+      value?: unknown;
     }
   | { id: number; ok: false; error: { code: string; message: string; data?: unknown } };
 

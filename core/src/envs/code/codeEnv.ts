@@ -15,6 +15,7 @@ import { lastCodeBlock, parseTestCases, selectTests, type TestCase } from '../..
 import { runTests, type RunProgram } from '../../data/graders/code/runTests.ts';
 import type { TaskDatasetEntry } from '../../data/taskCatalog.ts';
 import { register } from '../../registry/registry.ts';
+import type { AttributeTable } from '../../core/envAttributes.ts';
 import { runSandboxed } from '../../tools/python/sandbox.ts';
 
 export const CODE_FORMAT_ERROR_REWARD = -0.1;
@@ -86,6 +87,21 @@ export class CodeEnv extends DatasetEnv<CodeProblem> {
 
   sampleRandomAction(): string {
     return '```python\nimport sys\nprint(sys.stdin.read().strip())\n```';
+  }
+
+  /** GEM's `env.tests` as GEM holds them ({inputs, outputs}); a write (any form a dataset row may hold) replaces the current problem's tests. */
+  override envAttributes(): AttributeTable {
+    return {
+      ...super.envAttributes(),
+      tests: {
+        schema: z.unknown(),
+        get: () => {
+          const tests = this.current?.problem.tests;
+          return tests === undefined ? null : { inputs: tests.map((t) => t.input), outputs: tests.map((t) => t.output) };
+        },
+        set: (v) => this.changeProblem('tests', (p) => ({ ...p, tests: selectTests(parseTestCases(v, "attribute 'tests'"), this.options.max_tests) })),
+      },
+    };
   }
 }
 

@@ -17,6 +17,7 @@ import { gradeMathResponse, type MathGraderOptions } from '../../data/graders/ma
 import type { ResetOptions, ResetResult } from '../../core/env.ts';
 import type { TaskDatasetEntry } from '../../data/taskCatalog.ts';
 import { register } from '../../registry/registry.ts';
+import type { AttributeTable } from '../../core/envAttributes.ts';
 
 export const FORMAT_ERROR_REWARD = -0.1;
 
@@ -96,6 +97,21 @@ export class MathEnv extends DatasetEnv<MathProblem> {
 
   sampleRandomAction(): string {
     return '\\boxed{42}';
+  }
+
+  /** GEM's `env.answer`: the current gold (one value, or the list a row holds); a write regrades the current problem. */
+  override envAttributes(): AttributeTable {
+    return {
+      ...super.envAttributes(),
+      answer: {
+        schema: z.union([z.string(), z.number(), z.array(z.union([z.string(), z.number()])).min(1)]),
+        get: () => {
+          const answers = this.current?.problem.answers;
+          return answers === undefined ? null : answers.length === 1 ? answers[0] : answers;
+        },
+        set: (v) => this.changeProblem('answer', (p) => ({ ...p, answers: requireAnswers({ answer: v as string }, 'answer', this.current!.index) })),
+      },
+    };
   }
 }
 

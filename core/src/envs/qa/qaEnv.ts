@@ -13,6 +13,7 @@ import { lastAnswerTag } from '../../data/graders/qa/exactMatch.ts';
 import { matchesAnyGold, readGolds, type Gold } from '../../data/graders/qa/goldAnswers.ts';
 import { lastBoxed } from '../../data/graders/lastBoxed.ts';
 import { register } from '../../registry/registry.ts';
+import type { AttributeTable } from '../../core/envAttributes.ts';
 import type { TaskDatasetEntry } from '../../data/taskCatalog.ts';
 import { datasetOptionFields, datasetSourceFor } from '../../data/datasetOptions.ts';
 
@@ -74,6 +75,22 @@ export class QaEnv extends DatasetEnv<QaProblem> {
 
   sampleRandomAction(): string {
     return this.options.extract_boxed ? '\\boxed{Hello World!}' : '<answer>Hello World!</answer>';
+  }
+
+  /** GEM's `env.answer`: the current golds (one value or a list); a write regrades the current question. */
+  override envAttributes(): AttributeTable {
+    const plain = (g: Gold): string | number | boolean => (g.kind === 'text' ? g.text : g.value);
+    return {
+      ...super.envAttributes(),
+      answer: {
+        schema: z.union([z.string(), z.number(), z.boolean(), z.array(z.union([z.string(), z.number(), z.boolean()])).min(1)]),
+        get: () => {
+          const golds = this.current?.problem.answers;
+          return golds === undefined ? null : golds.length === 1 ? plain(golds[0]) : golds.map(plain);
+        },
+        set: (v) => this.changeProblem('answer', (p) => ({ ...p, answers: readGolds({ answer: v }, 'answer', this.current!.index) })),
+      },
+    };
   }
 }
 

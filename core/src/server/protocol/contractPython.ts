@@ -24,7 +24,7 @@ const KIND_BASES: Record<ErrorKind, string> = {
 const CLASS_NAMES: Record<string, string> = { TIMEOUT: 'RequestTimeoutError' };
 
 /** GEM-compatible extra bases: GEM raises ValueError for stepping before reset, so callers catch that. */
-const EXTRA_BASES: Record<string, string[]> = { RESET_NEEDED: ['ValueError'] };
+const EXTRA_BASES: Record<string, string[]> = { RESET_NEEDED: ['ValueError'], UNKNOWN_ATTRIBUTE: ['AttributeError'] };
 
 function pascal(snake: string): string {
   return snake

@@ -62,6 +62,16 @@ export const StepRequestSchema = request('step', {
   reply_format: ReplyFormatSchema.optional(),
 });
 export const SampleRequestSchema = request('sample', { handle, indices: z.array(index).optional() });
+/** Env attributes (core/envAttributes.ts): `name` of the envs at `indices` (all when absent). */
+export const GetAttrRequestSchema = request('get_attr', { handle, name: z.string().min(1), indices: z.array(index).optional() });
+/** A write: one `value` for every env at `indices`, or `values`, one per env; exactly one of them. */
+export const SetAttrRequestSchema = request('set_attr', {
+  handle,
+  name: z.string().min(1),
+  indices: z.array(index).optional(),
+  value: z.unknown().optional(),
+  values: z.array(z.unknown()).optional(),
+}).refine((r) => ('value' in r) !== (r.values !== undefined), { message: "give exactly one of 'value' and 'values'" });
 export const CloseRequestSchema = request('close', { handle: handle.optional() });
 export const RegisterDatasetRequestSchema = request('register_dataset', { name: z.string().min(1) });
 export const RegisterEnvRequestSchema = request('register_env', {
@@ -91,6 +101,8 @@ export const REQUEST_SCHEMAS = {
   reset: ResetRequestSchema,
   step: StepRequestSchema,
   sample: SampleRequestSchema,
+  get_attr: GetAttrRequestSchema,
+  set_attr: SetAttrRequestSchema,
   close: CloseRequestSchema,
   register_dataset: RegisterDatasetRequestSchema,
   register_env: RegisterEnvRequestSchema,
@@ -105,6 +117,8 @@ export type MakeRequest = z.infer<typeof MakeRequestSchema>;
 export type ResetRequest = z.infer<typeof ResetRequestSchema>;
 export type StepRequest = z.infer<typeof StepRequestSchema>;
 export type CloseRequest = z.infer<typeof CloseRequestSchema>;
+export type GetAttrRequest = z.infer<typeof GetAttrRequestSchema>;
+export type SetAttrRequest = z.infer<typeof SetAttrRequestSchema>;
 export type RegisterDatasetRequest = z.infer<typeof RegisterDatasetRequestSchema>;
 export type RegisterEnvRequest = z.infer<typeof RegisterEnvRequestSchema>;
 export type EnvReturn = z.infer<typeof EnvReturnSchema>;
@@ -175,6 +189,8 @@ export const InlineRowsSchema = z.object({
 /** Reset and step replies: `n` rows, inline in `rows` or in the Arrow body frame. */
 export const RowsReplySchema = reply({ n: z.number().int().min(0), rows: InlineRowsSchema.optional() });
 export const SampleReplySchema = reply({ env_index: z.array(z.number()), action: z.array(z.string()) });
+export const GetAttrReplySchema = reply({ env_index: z.array(z.number()), value: z.array(z.unknown()) });
+export const SetAttrReplySchema = reply({ env_index: z.array(z.number()) });
 export const CloseReplySchema = reply({ closed: z.array(handle) });
 export const RegisterDatasetReplySchema = reply({ name: z.string(), rows: z.number().int(), columns: z.array(z.string()) });
 export const RegisterEnvReplySchema = reply({ env_id: z.string() });

@@ -11,6 +11,8 @@ export const REQUEST_OPS = [
   'reset',
   'step',
   'sample',
+  'get_attr',
+  'set_attr',
   'close',
   'register_dataset',
   'register_env',
