@@ -300,6 +300,8 @@ const inequality: KindGenerator = (r) => {
       ok('x in', `x \\in [${a},${b}]`),
       ok('leq spelling', `${a} \\leq x \\leq ${b}`),
       ok('reversed', `${b} \\ge x \\ge ${a}`),
+      // A fixed wrapper: a form with its own response draws nothing from the generator's stream.
+      { variant: 'reversed, one strict', response: `So $\\boxed{${b} \\ge x > ${a}}$.`, intended: false },
       bad('open interval', `(${a}, ${b})`),
       bad('strict', `${a} < x < ${b}`),
       bad('other end', `[${a}, ${b + 1}]`),

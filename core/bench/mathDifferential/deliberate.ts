@@ -20,6 +20,12 @@ export const DELIBERATE_DIFFERENCES: readonly DeliberateDifference[] = [
     why: 'digit groups of three separated by a space or a LaTeX space (`1 000`, `1\\,000`, `1\\ 000`, `1\\;000`, `1~000`) are the SI thousands separator; math-verify multiplies the groups (1·000 = 0), which no answer means. GEM accepts the plain space too.',
   },
   {
+    kind: 'inequality',
+    variant: /^reversed$/,
+    ours: true,
+    why: '`b \\ge x \\ge a` states the same two bounds as `a \\le x \\le b`; math-verify compares the two relations of a chain in written order, so the reversed chain fails. GEM rejects it too.',
+  },
+  {
     kind: 'euler',
     variant: /^mathrm e$/,
     ours: true,

@@ -206,7 +206,10 @@ function splitChain(a: Extract<Answer, { k: 'rel' }>): [Answer, RelOp, Answer][]
 function compareRelations(gold: Extract<Answer, { k: 'rel' }>, pred: Extract<Answer, { k: 'rel' }>): boolean {
   const g = splitChain(gold);
   const p = splitChain(pred);
-  return g.length === p.length && g.every((r, i) => compareSingleRelation(r, p[i]));
+  if (g.length !== p.length) return false;
+  if (g.every((r, i) => compareSingleRelation(r, p[i]))) return true;
+  // A chain read the other way round (`b \ge x \ge a` for `a \le x \le b`) states the same bounds.
+  return g.length === 2 && g.every((r, i) => compareSingleRelation(r, p[1 - i]));
 }
 
 /** `x < 3`, `2 \le x < 5`, `x \ge 1`, `0 < f(x) < 1` → the interval it describes. */
