@@ -545,6 +545,11 @@ class Parser {
       const raw = this.rawGroup();
       // `\mathrm{e}`: Euler's number set upright, as ISO typesetting asks.
       if ((name === 'mathrm' || name === 'operatorname') && raw.length === 1 && raw[0].text === 'e') return { k: 'sym', name: 'e' };
+      // `\mathbb{R}`: the real line, the interval (-∞, ∞).
+      if (name === 'mathbb' && raw.length === 1 && raw[0].text === 'R') {
+        const inf: Expr = { k: 'const', name: 'inf' };
+        return { k: 'interval', lo: { k: 'neg', x: inf }, hi: inf, loOpen: true, hiOpen: true };
+      }
       return this.parseText(raw);
     }
     if (name === 'sum' || name === 'prod') return this.parseBigOperator(name);

@@ -166,6 +166,9 @@ describe('the kinds models write that used to fail', () => {
     ['\\{1, 2, 3\\}', '\\{1, 2\\} \\cup \\{4\\}', false],
     ['3', '3, 3', true],
     ['3', '3, 4', false],
+    ['(-\\infty, \\infty)', '\\mathbb{R}', true],
+    ['\\mathbb{R}', '(-\\infty,\\infty)', true],
+    ['\\mathbb{R}', '(0, \\infty)', false],
     // big operators, upright e
     ['55', '\\sum_{k=1}^{10} k', true],
     ['385', '\\sum_{k=1}^{10} k^2', true],
