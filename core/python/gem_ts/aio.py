@@ -25,7 +25,7 @@ from .calls import Plan, ResetOne, Seed, StepOne, StepReturn
 from .errors import GemError, UnknownHandleError
 from .local_server import LocalServer
 from .python_envs import PythonEnvHost, PythonEnvSpec
-from .session import Call, Session, SessionView
+from .session import Call, Session, SessionView, reregister
 from .transport import AsyncTransport
 
 T = TypeVar("T")
@@ -76,6 +76,7 @@ class AsyncClient(SessionView):
             local_problem=local_problem if local else None,
             env_call_handler=python_envs.handle,
         )
+        session.on_new_boot = reregister(python_envs)
         transport = AsyncTransport(session)
         try:
             await transport.start()
@@ -157,7 +158,7 @@ class AsyncClient(SessionView):
         return await self.run(calls.register_table(name, data))
 
     async def register(self, env_id: str, entry_point: Any, *, description: Optional[str] = None, **kwargs: Any) -> None:
-        self.python_envs.add(PythonEnvSpec(env_id, entry_point, dict(kwargs)))
+        self.python_envs.add(PythonEnvSpec(env_id, entry_point, dict(kwargs), description))
         await self.run(calls.register_env(env_id, description))
 
     # ── coalescing ────────────────────────────────────────────────────────────────────────────────

@@ -19,7 +19,7 @@ from .calls import Plan, Seed
 from .errors import UnknownHandleError
 from .local_server import LocalServer
 from .python_envs import PythonEnvHost, PythonEnvSpec
-from .session import Call, Session, SessionView
+from .session import Call, Session, SessionView, reregister
 from .transport import BlockingTransport
 
 T = TypeVar("T")
@@ -52,6 +52,7 @@ class Client(SessionView):
             local_problem=self._local_server_problem if self.local_server else None,
             env_call_handler=self.python_envs.handle,
         )
+        self.session.on_new_boot = reregister(self.python_envs)
         self._transport = BlockingTransport(self.session, heartbeat=heartbeat)
         try:
             self._transport.start()
@@ -131,7 +132,7 @@ class Client(SessionView):
 
     def register(self, env_id: str, entry_point: Any, *, description: Optional[str] = None, **kwargs: Any) -> None:
         """An env defined in Python, served from this process (see ``gem_ts.register``)."""
-        self.python_envs.add(PythonEnvSpec(env_id, entry_point, dict(kwargs)))
+        self.python_envs.add(PythonEnvSpec(env_id, entry_point, dict(kwargs), description))
         self.run(calls.register_env(env_id, description))
 
     def stats(self) -> Dict[str, Any]:

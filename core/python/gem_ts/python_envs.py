@@ -14,7 +14,7 @@ import inspect
 import threading
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Tuple, Union
+from typing import Any, Callable, Dict, Optional, Tuple, Union
 
 from . import protocol
 from .errors import GemError
@@ -27,6 +27,7 @@ class PythonEnvSpec:
     env_id: str
     entry_point: EntryPoint
     kwargs: Dict[str, Any] = field(default_factory=dict)
+    description: Optional[str] = None
 
     def factory(self) -> Callable[..., Any]:
         ep = self.entry_point
@@ -57,6 +58,11 @@ class PythonEnvHost:
 
     def add(self, spec: PythonEnvSpec) -> None:
         self.specs[spec.env_id] = spec
+
+    def forget_instances(self) -> None:
+        """A restarted server holds none of the instances it asked for: drop them."""
+        with self._lock:
+            self.instances.clear()
 
     def handle(self, call: Dict[str, Any]) -> Any:
         env_id = str(call.get("env_id"))

@@ -118,6 +118,9 @@ class Session:
         self.client_info = {"name": "gem_ts", "pid": os.getpid(), **(client_info or {})}
         self.local_problem = local_problem
         self.env_call_handler = env_call_handler
+        #: Requests to send again to a restarted server (the Python envs this client registered).
+        self.on_new_boot: Optional[Callable[[], List["Call[Any]"]]] = None
+        self.replays: List[Call[Any]] = []
         self.pid = os.getpid()
         self._ids = itertools.count(1)
         self.pending: Dict[int, Call[Any]] = {}
@@ -149,6 +152,8 @@ class Session:
         boot = str(header.get("boot_id") or "")
         if boot != self.boot_id:
             self.unknown_state.clear()  # every handle of the old boot is stale anyway
+            if self.boot_id and self.on_new_boot is not None:
+                self.replays = self.on_new_boot()
         self.boot_id = boot
         self.server_info = header["server"]
         self.limits = header["limits"]
@@ -373,3 +378,19 @@ class SessionView:
     @property
     def closed(self) -> bool:
         return self.session.closed
+
+
+def reregister(host: Any) -> Callable[[], List[Call[Any]]]:
+    """The ``on_new_boot`` of a client serving Python envs: announce them to the new server again."""
+
+    def calls() -> List[Call[Any]]:
+        host.forget_instances()
+        out: List[Call[Any]] = []
+        for spec in list(host.specs.values()):
+            fields: Header = {"env_id": spec.env_id}
+            if spec.description:
+                fields["description"] = spec.description
+            out.append(Call("register_env", fields))
+        return out
+
+    return calls

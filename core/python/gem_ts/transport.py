@@ -87,6 +87,8 @@ class BlockingTransport:
                 self._drain_monitor()
             if s.needs_hello and call.header["op"] != "hello":
                 self._exchange(s.hello_call())
+                while s.replays:
+                    self._exchange(s.replays.pop(0))
             s.admit(call)
             return self._exchange(call)
 
@@ -242,13 +244,19 @@ class AsyncTransport:
     async def _say_hello(self) -> None:
         # One hello at a time: every coroutine that finds the session unsaid waits for the same one.
         if self._hello is None:
-            self._hello = asyncio.ensure_future(self.run(self.session.hello_call()))  # type: ignore[arg-type]
+            self._hello = asyncio.ensure_future(self._hello_and_replay())
         hello = self._hello
         try:
             await asyncio.shield(hello)
         finally:
             if self._hello is hello and hello.done():
                 self._hello = None
+
+    async def _hello_and_replay(self) -> None:
+        s = self.session
+        await self.run(s.hello_call())
+        while s.replays:
+            await self.run(s.replays.pop(0))
 
     async def _send(self, call: Call[Any], frames: Frames) -> None:
         s = self.session

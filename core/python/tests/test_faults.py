@@ -197,3 +197,51 @@ def test_asyncio_client_frozen_server_fails_within_liveness_idle_or_busy_and_rec
             assert isinstance((await pool.env(0).step("\\boxed{5}"))[1], float)
 
     asyncio.run(asyncio.wait_for(main(), 60))
+
+
+# ── envs defined in Python survive a server restart ─────────────────────────────────────────────
+
+
+class Counter(gem.Env):
+    """Counts its steps."""
+
+    def __init__(self, **kwargs):
+        self.n = 0
+
+    def reset(self, seed=None, **kwargs):
+        self.n = 0
+        return "0", {}
+
+    def step(self, action):
+        self.n += 1
+        return str(self.n), 1.0, False, False, {}
+
+
+def test_python_envs_are_registered_again_on_a_restarted_server(server: Restartable) -> None:
+    with Client(server.endpoint) as c:
+        gem.register("py:Counter-v0", Counter, client=c)
+        old = gem.make("py:Counter-v0", client=c)
+        old.reset()
+        server.restart()
+        _wait_connected(c)
+        new = gem.make("py:Counter-v0", client=c)  # the restarted server knows the id again
+        assert new.reset()[0] == "0" and new.step("x")[0] == "1"
+        with pytest.raises(gem.UnknownHandleError):
+            old.step("x")
+
+    async def main() -> None:
+        async with await aio.connect(server.endpoint) as a:
+            await a.register("py:Counter-v0", Counter)
+            server.restart()
+            end = time.monotonic() + 10
+            while True:
+                try:
+                    env = await a.make("py:Counter-v0")
+                    break
+                except gem.ServerUnavailableError:
+                    assert time.monotonic() < end
+                    await asyncio.sleep(0.1)
+            await env.reset()
+            assert (await env.step("x"))[0] == "1"
+
+    asyncio.run(asyncio.wait_for(main(), 60))
