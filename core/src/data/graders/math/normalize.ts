@@ -90,6 +90,8 @@ export function normalizeLatex(input: string): string {
   }
   // Leading prose that announces the answer: `\text{The answer is } 7`.
   s = s.replace(LEAD_IN, '');
+  // A number and its unit inside one \text{}: `\text{3 apples}` is 3 (but `\text{2 and 3}` stays).
+  s = s.replace(/^\\text\s*\{\s*(-?\d[\d.,]*)\s+(?!(?:and|or)\b)[a-zA-Z]+(?:\s+(?!(?:and|or)\b)[a-zA-Z]+)?\s*\}$/, '$1');
   s = s.replace(CONNECTIVE, ',');
   s = s.replace(/\binfinity\b|(?<!\\)\binf\b/g, '\\infty');
   if (/^-?\d{1,3}(,\d{3})+(\.\d+)?$/.test(s)) s = s.replace(/,/g, '');

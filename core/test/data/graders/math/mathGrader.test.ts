@@ -169,6 +169,8 @@ describe('the kinds models write that used to fail', () => {
     ['(-\\infty, \\infty)', '\\mathbb{R}', true],
     ['\\mathbb{R}', '(-\\infty,\\infty)', true],
     ['\\mathbb{R}', '(0, \\infty)', false],
+    ['3', '\\text{3 apples}', true],
+    ['2', '\\text{2 and 3}', false],
     // big operators, upright e
     ['55', '\\sum_{k=1}^{10} k', true],
     ['385', '\\sum_{k=1}^{10} k^2', true],
