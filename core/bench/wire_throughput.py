@@ -179,24 +179,30 @@ def aio_coalesced(endpoint: str, agents: int = 256, seconds: float = 3.0) -> Dic
 
     async def main() -> float:
         async with await aio.connect(endpoint) as c:
-            pool = await c.make_vec(ENV_ID, num_envs=agents, seed=0)
-            await pool.reset(seed=0)
-            stop = time.perf_counter() + seconds
-            counts = [0] * agents
-
-            async def agent(i: int) -> None:
-                env = pool.env(i)
-                k = i
-                while time.perf_counter() < stop:
-                    await env.step(POOL[k % 10])
-                    k += 7
-                    counts[i] += 1
-
-            t0 = time.perf_counter()
-            await asyncio.gather(*[agent(i) for i in range(agents)])
-            return sum(counts) / (time.perf_counter() - t0)
+            return await coroutine_steps(c, agents, seconds)
 
     return {"agents": agents, "env_steps_per_s": asyncio.run(main())}
+
+
+async def coroutine_steps(client, agents: int, seconds: float) -> float:
+    """env-steps/s of `agents` coroutines, each stepping its own sub-env of one handle."""
+    pool = await client.make_vec(ENV_ID, num_envs=agents, seed=0)
+    await pool.reset(seed=0)
+    stop = time.perf_counter() + seconds
+    counts = [0] * agents
+
+    async def agent(i: int) -> None:
+        env, k = pool.env(i), i
+        while time.perf_counter() < stop:
+            await env.step(POOL[k % 10])
+            k += 7
+            counts[i] += 1
+
+    t0 = time.perf_counter()
+    await asyncio.gather(*[agent(i) for i in range(agents)])
+    rate = sum(counts) / (time.perf_counter() - t0)
+    await pool.close()
+    return rate
 
 
 def _percentiles(samples_s: List[float]) -> Dict[str, float]:
@@ -243,21 +249,7 @@ def flavours(endpoint: str, seconds: float, agents: int = 256, count: int = 3000
                 if k >= 300:
                     samples.append(time.perf_counter() - t0)
             out["aio_env"] = _percentiles(samples)
-            pool = await a.make_vec(ENV_ID, num_envs=agents, seed=0)
-            await pool.reset(seed=0)
-            stop = time.perf_counter() + seconds
-            counts = [0] * agents
-
-            async def agent(i: int) -> None:
-                env, k = pool.env(i), i
-                while time.perf_counter() < stop:
-                    await env.step(POOL[k % 10])
-                    k += 7
-                    counts[i] += 1
-
-            t0 = time.perf_counter()
-            await asyncio.gather(*[agent(i) for i in range(agents)])
-            out["aio_coroutines_env_steps_per_s"] = sum(counts) / (time.perf_counter() - t0)
+            out["aio_coroutines_env_steps_per_s"] = await coroutine_steps(a, agents, seconds)
 
     asyncio.run(main())
     out["agents"] = agents
