@@ -21,7 +21,7 @@ import { getEnvAttr, setEnvAttr } from '../core/envAttributes.ts';
 import { rowsToInline } from './protocol/inlineRows.ts';
 import { PROTOCOL_VERSION, type ServerLimits } from './protocol/version.ts';
 import { makeVec as defaultMakeVec } from '../vector/makeVec.ts';
-import { EnvPool, SLICE_ROWS } from '../vector/envPool.ts';
+import { EnvPool, SLICE_ABOVE, SLICE_ROWS } from '../vector/envPool.ts';
 import { parseWrapperNames } from '../wrappers/factory.ts';
 import '../envs/index.ts';
 
@@ -224,7 +224,7 @@ export class OpHandlers {
     const n = rows.observations.length;
     const inline = format === 'inline' || ((format ?? 'auto') === 'auto' && n <= this.ctx.limits.inline_max_rows);
     if (inline) return { fields: { n, rows: rowsToInline(rows) } };
-    if (n <= SLICE_ROWS) return { fields: { n }, body: encodeRows(rows) };
+    if (n <= SLICE_ABOVE) return { fields: { n }, body: encodeRows(rows) };
     return encodeRowsSliced(rows, SLICE_ROWS).then((body) => ({ fields: { n }, body }));
   }
 

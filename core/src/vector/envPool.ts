@@ -13,8 +13,8 @@
  * pool. A call on envs that an earlier call still holds waits for it, in arrival order (a pipelined
  * reset then step of one env never swap), while calls on disjoint envs run at once (a slow tool call
  * in env 3 never holds back a step of env 7). Indices are checked when the call is made, once.
- * Batches over SLICE_ROWS rows of inline envs run in slices that yield to the event loop, so a huge
- * step never holds another client's small one for more than a slice.
+ * Batches over SLICE_ABOVE rows of inline envs run in slices of SLICE_ROWS that yield to the event
+ * loop, so a huge step never holds another client's small one for more than a slice.
  */
 import type { Info } from '../core/env.ts';
 import { EnvClosedError, GemError } from '../core/errors.ts';
@@ -22,11 +22,13 @@ import type { EnvPoolLike, RecvOptions, VectorResetOptions, VectorResetResult, V
 import { combineFailures, emptyBatch, VectorEnvBase, type RowSink, type VectorEnvInit } from './vectorEnvBase.ts';
 
 /**
- * Rows per slice of a huge batch: ~1–2.5 ms of GuessTheNumber steps on a 2-core machine, against a
- * setImmediate (µs) each, so slicing costs nothing measurable and bounds the loop's longest turn.
- * Batches of up to this many rows (the wire benchmark's 1,024) run in one go.
+ * Rows per slice of a huge batch: ~0.3–0.6 ms of GuessTheNumber steps or reply encoding on one core,
+ * against a setImmediate (µs) each, so slicing costs ~1% and bounds the event loop's longest turn
+ * even when other processes share the cores (a 1 ms slice became 10–25 ms of wall time at load 19).
  */
-export const SLICE_ROWS = 1024;
+export const SLICE_ROWS = 256;
+/** Batches of up to this many rows (the wire benchmark's 1,024) run in one go, as before. */
+export const SLICE_ABOVE = 1024;
 
 /** A call waiting for its envs: `indices` null = every env of the pool. */
 interface QueuedCall {
@@ -44,6 +46,7 @@ interface Waiter {
 
 export class EnvPool extends VectorEnvBase implements EnvPoolLike {
   protected readonly concurrent = true;
+  protected readonly sliceAbove = SLICE_ABOVE;
   protected readonly sliceRows = SLICE_ROWS;
   private readonly slots: RowSink;
   private readonly failed: (GemError | undefined)[];

@@ -75,7 +75,8 @@ export abstract class VectorEnvBase implements VectorEnv {
   private isClosed = false;
   /** Whether envs without sync twins step concurrently (async, pool) or in index order (sync). */
   protected abstract readonly concurrent: boolean;
-  /** Batches of more rows than this run in slices with a yield between (EnvPool; never elsewhere). */
+  /** Batches of more rows than `sliceAbove` run in slices of `sliceRows` with a yield between (EnvPool). */
+  protected readonly sliceAbove: number = Infinity;
   protected readonly sliceRows: number = Infinity;
   protected readonly envs: Env<any, any>[];
   /** 1 where the env has both sync twins. */
@@ -382,7 +383,7 @@ export abstract class VectorEnvBase implements VectorEnv {
     out.indices = idx as number[];
     const inlineRow = (i: number, k: number) => this.stepRowSync(i, actions[k], out, k);
     if (this.asyncEnvCount === 0) {
-      if (idx.length > this.sliceRows) return this.runRowsSliced(idx, inlineRow).then(() => out);
+      if (idx.length > this.sliceAbove) return this.runRowsSliced(idx, inlineRow).then(() => out);
       this.stepInline(actions, idx, out);
       return Promise.resolve(out);
     }
@@ -416,7 +417,7 @@ export abstract class VectorEnvBase implements VectorEnv {
   protected runReset(opts: VectorResetOptions, idx: readonly number[]): Promise<VectorResetResult> {
     const batch = this.prepareReset(opts, idx);
     if (this.asyncEnvCount === 0) {
-      if (idx.length > this.sliceRows) return this.runRowsSliced(idx, batch.inlineRow).then(() => batch.out);
+      if (idx.length > this.sliceAbove) return this.runRowsSliced(idx, batch.inlineRow).then(() => batch.out);
       this.runRowsInline(batch.indices, batch.inlineRow);
       return Promise.resolve(batch.out);
     }

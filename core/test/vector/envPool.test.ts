@@ -1,7 +1,7 @@
 /** EnvPool send/recv: whichever envs finish first come back first, with their indices. */
 import { describe, expect, it } from 'vitest';
 import type { Env, StepResult } from '../../src/core/env.ts';
-import { EnvPool, SLICE_ROWS } from '../../src/vector/envPool.ts';
+import { EnvPool, SLICE_ABOVE, SLICE_ROWS } from '../../src/vector/envPool.ts';
 import { AsyncOnly, CountingEnv } from '../helpers/countingEnv.ts';
 
 describe('EnvPool', () => {
@@ -181,7 +181,7 @@ describe('EnvPool in-order calls (how the server serves a handle)', () => {
 
 describe('EnvPool fairness: a huge batch runs in slices', () => {
   it('another pool is served between the slices of a huge step and a huge reset', async () => {
-    const n = 4 * SLICE_ROWS + 1;
+    const n = SLICE_ABOVE + 4 * SLICE_ROWS; // 8 slices
     const big = new EnvPool({ envs: Array.from({ length: n }, () => new CountingEnv(5)) });
     const small = new EnvPool({ envs: [new CountingEnv(5)] });
     await small.reset();
@@ -202,7 +202,7 @@ describe('EnvPool fairness: a huge batch runs in slices', () => {
     await smallLoop;
     expect(resetRows.indices.length).toBe(n);
     expect(stepRows.observations[n - 1]).toBe('e1/t1/b');
-    // 5 slices each: at least 4 small steps got in during each big call (counted, not timed).
+    // 8 slices each: at least 4 small steps got in during each big call (counted, not timed).
     const resetAt = events.indexOf('big reset');
     const stepAt = events.indexOf('big step');
     expect(resetAt).toBeGreaterThanOrEqual(4);
@@ -212,7 +212,7 @@ describe('EnvPool fairness: a huge batch runs in slices', () => {
 
   it('a sync vector env never slices (its stepSync stays synchronous)', async () => {
     const { SyncVectorEnv } = await import('../../src/vector/syncVectorEnv.ts');
-    const n = SLICE_ROWS + 1;
+    const n = SLICE_ABOVE + 1;
     const v = new SyncVectorEnv({ envs: Array.from({ length: n }, () => new CountingEnv(5)) });
     v.resetSync();
     expect(v.stepSync(new Array(n).fill('a')).indices.length).toBe(n);

@@ -205,7 +205,7 @@ describe('sliced step request decoding (fairness)', () => {
     const indices = Array.from({ length: 100 }, (_, i) => 99 - i);
     const one = encodeStepRequest({ indices, actions });
     expect(await decodeStepRequestSliced(one, 7)).toEqual(decodeStepRequest(one));
-    const t = makeTable({ env_index: Int32Array.from(indices), action: vectorFromArray(actions, new Utf8()) } as never);
+    const t = new Table({ env_index: vectorFromArray(indices, new Int32()), action: vectorFromArray(actions, new Utf8()) });
     const two = tableToIPC(new Table([...t.batches, ...t.batches]), 'stream');
     const sliced = await decodeStepRequestSliced(two, 13);
     expect(sliced).toEqual(decodeStepRequest(two));
