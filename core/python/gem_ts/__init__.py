@@ -5,7 +5,7 @@ Write ``import gem_ts as gem`` where a GEM script says ``import gem``: ``gem.mak
 Without ``GEM_TS_ENDPOINT`` the first call starts a local server, stopped when the process exits.
 """
 
-from . import wrappers
+from . import multiagent, utils, wrappers
 from .client import Client, connect, default_client, set_default_client
 from .core import TERMINAL_STATE, Env
 from .datasets import register_dataset
@@ -14,6 +14,7 @@ from .errors import *  # noqa: F403  (GemError, its families and one class per e
 from .errors import __all__ as _error_names
 from .local_server import LocalServer
 from .registration import make, make_vec, print_envs, register
+from . import envs, tools  # noqa: E402  (after registration: they build on it)
 from .vector import AsyncVectorEnv, SyncVectorEnv, VectorEnv
 
 __version__ = "0.1.0"
@@ -42,5 +43,9 @@ __all__ = [
     "register",
     "register_dataset",
     "set_default_client",
+    "envs",
+    "multiagent",
+    "tools",
+    "utils",
     "wrappers",
 ]

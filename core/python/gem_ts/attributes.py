@@ -35,8 +35,9 @@ class DatasetRows(List[Dict[str, Any]]):
             if self and key not in self[0]:
                 raise KeyError(f"no column {key!r}; columns: {self.column_names}")
             return [row.get(key) for row in self]
-        got = super().__getitem__(key)
-        return DatasetRows(got) if isinstance(key, slice) else got
+        if isinstance(key, slice):
+            return DatasetRows(super().__getitem__(key))
+        return super().__getitem__(key)
 
 
 def decode_value(name: str, value: Any) -> Any:

@@ -355,7 +355,7 @@ def make_vec(
     )
 
 
-def make_one(session: Session, env_id: str, options: Dict[str, Any], wrappers: Sequence[Any] = ()) -> Plan:
+def make_one(session: Session, env_id: str, options: Dict[str, Any], wrappers: Sequence[Any] = (), seed: Optional[int] = None) -> Plan:
     """GEM's make: a handle of one env with autoreset disabled."""
     env_id_arg(env_id)
     names, wrapper_options = resolve_wrappers(list(wrappers))
@@ -369,5 +369,6 @@ def make_one(session: Session, env_id: str, options: Dict[str, Any], wrappers: S
             wrappers=names or None,
             wrapper_options=wrapper_options or None,
             autoreset_mode="disabled",
+            seed=seed,
         )
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import calls
@@ -10,6 +11,17 @@ from .calls import ResetOne, StepOne
 from .client import Client
 from .core import Env
 from .wrappers.wrapper_factory import WrapperFn
+
+_log = logging.getLogger("gem_ts.env")
+
+
+def _log_step(env_id: str, action: str, result: StepOne) -> None:
+    """``verbose=True``: each step on the ``gem_ts.env`` logger, printed when logging is not set up."""
+    text = f"[{env_id}] action={action!r:.200} reward={result[1]} terminated={result[2]} truncated={result[3]} info={result[4]}\nobservation: {result[0]:.500}"
+    if _log.hasHandlers():
+        _log.info(text)
+    else:
+        print(text)
 
 
 class ServerEnv(Env):
@@ -21,6 +33,8 @@ class ServerEnv(Env):
 
     #: Set once __init__ is done: from then on an assignment to a new public name goes to the server.
     _attrs_remote = False
+    #: Log every step (``make(..., verbose=True)``, GEM's eval-env flag).
+    verbose = False
 
     def __init__(
         self,
@@ -28,13 +42,15 @@ class ServerEnv(Env):
         env_id: str,
         options: Optional[Dict[str, Any]] = None,
         wrappers: Sequence[Any] = (),
+        seed: Optional[int] = None,
     ):
         self.client = client
         self.env_id = calls.env_id_arg(env_id)
         self.entry_point = "gem-ts server"
         self._options = dict(options or {})
         self._wrapper_list = list(wrappers)
-        info = client.drive(calls.make_one(client.session, env_id, self._options, self._wrapper_list))
+        self._seed = seed  # the env's construction seed (GEM's MathEnv(seed=...)), kept for with_wrappers
+        info = client.drive(calls.make_one(client.session, env_id, self._options, self._wrapper_list, seed))
         self.handle = info["handle"]
         self.wrappers: List[str] = info["wrappers"]
         self._repr: str = info["repr"][0]
@@ -70,6 +86,8 @@ class ServerEnv(Env):
         result: StepOne = self.client.run(
             calls.step(self.handle, self._step, [calls.action_arg(action, 0)], 1, calls.step_one)
         )
+        if self.verbose:
+            _log_step(self.env_id, action, result)
         return result
 
     def sample_random_action(self) -> str:
@@ -82,7 +100,7 @@ class ServerEnv(Env):
 
     def with_wrappers(self, wrappers: Sequence[WrapperFn]) -> "ServerEnv":
         """This env rebuilt with ``wrappers`` on top (what calling a WrapperFn on it does)."""
-        new = ServerEnv(self.client, self.env_id, self._options, [*self._wrapper_list, *wrappers])
+        new = ServerEnv(self.client, self.env_id, self._options, [*self._wrapper_list, *wrappers], self._seed)
         self.close()
         return new
 

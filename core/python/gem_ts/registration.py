@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional, Sequence, Union
 
-from . import calls
+from . import calls, gem_aliases
 from .client import Client, default_client
 from .env import ServerEnv
 from .python_envs import EntryPoint
@@ -16,9 +16,19 @@ def _client(client: Optional[Client], token: Optional[str]) -> Client:
 
 
 def make(env_id: str, *, client: Optional[Client] = None, token: Optional[str] = None, **kwargs: Any) -> ServerEnv:
-    """One env by id; ``kwargs`` are the env's options (GEM's kwargs, e.g. ``max_turns=5``)."""
+    """One env by id; ``kwargs`` are the env's options (GEM's kwargs, e.g. ``max_turns=5``).
+
+    ``verbose=True`` (GEM's eval envs take it) logs every step of this env (logger ``gem_ts.env``).
+    """
     calls.env_id_arg(env_id)
-    return ServerEnv(_client(client, token), env_id, kwargs)
+    verbose = bool(kwargs.pop("verbose", False))
+    seed = None
+    alias = gem_aliases.resolve(env_id, kwargs)
+    if alias is not None:
+        env_id, kwargs, seed = alias
+    env = ServerEnv(_client(client, token), env_id, kwargs, seed=seed)
+    env.verbose = verbose
+    return env
 
 
 def make_vec(
@@ -40,8 +50,28 @@ def make_vec(
     default; 'next_step'; 'disabled').
     """
     c = _client(client, token)
+    kwargs.pop("verbose", None)  # GEM's eval-env flag; per-step logging is for single envs
+    env_ids, vec_kwargs, kwargs = _resolve_aliases(env_ids, vec_kwargs, kwargs)
     plan = calls.make_vec(c.session, env_ids, wrappers, vec_kwargs, async_mode, seed, num_envs, autoreset_mode, kwargs)
     return (AsyncVectorEnv if async_mode else SyncVectorEnv)(c, c.drive(plan))
+
+
+def _resolve_aliases(
+    env_ids: Union[str, Sequence[str]], vec_kwargs: Optional[Sequence[Dict[str, Any]]], kwargs: Dict[str, Any]
+) -> "tuple[Union[str, Sequence[str]], Optional[Sequence[Dict[str, Any]]], Dict[str, Any]]":
+    """Ids registered with GEM's entry-point strings become their gem-ts env and options."""
+    if isinstance(env_ids, str):
+        alias = gem_aliases.resolve(env_ids, kwargs)
+        return (env_ids, vec_kwargs, kwargs) if alias is None else (alias[0], vec_kwargs, alias[1])
+    if not isinstance(env_ids, (list, tuple)) or not any(isinstance(e, str) and e in gem_aliases.ALIASES for e in env_ids):
+        return env_ids, vec_kwargs, kwargs
+    ids, per_env = [], []
+    for i, e in enumerate(env_ids):
+        own = {**kwargs, **dict((vec_kwargs or [{}] * len(env_ids))[i] or {})}
+        alias = gem_aliases.resolve(e, own)
+        ids.append(e if alias is None else alias[0])
+        per_env.append(own if alias is None else alias[1])
+    return ids, per_env, {}
 
 
 def register(
@@ -52,6 +82,11 @@ def register(
     The id then works everywhere a built-in id does (make, make_vec, wrappers, autoreset); its resets
     and steps run in this process, called back by the server.
     """
+    served = gem_aliases.gem_class(entry_point)
+    if served is not None:
+        # GEM's own env class: an alias of the gem-ts env it maps to, nothing runs in Python.
+        gem_aliases.add(env_id, served, kwargs)
+        return
     doc = description
     if doc is None and not isinstance(entry_point, str):
         doc = (getattr(entry_point, "__doc__", None) or "").strip().split("\n")[0] or None

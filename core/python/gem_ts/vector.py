@@ -49,7 +49,8 @@ class VectorEnv:
     def get_attr(self, name: str, indices: Optional[Sequence[int]] = None) -> Tuple[Any, ...]:
         """Gymnasium's get_attr: the attribute ``name`` of every env (or of those in ``indices``)."""
         idx = None if indices is None else checked_indices(indices, self.num_envs)
-        return tuple(self.client.run(calls.get_attr(self.handle, name, idx)))
+        values: List[Any] = self.client.run(calls.get_attr(self.handle, name, idx))
+        return tuple(values)
 
     def set_attr(self, name: str, values: Any, indices: Optional[Sequence[int]] = None) -> None:
         """Gymnasium's set_attr: a list/tuple gives one value per env, any other value goes to all."""

@@ -37,7 +37,22 @@ function orderHint(): string {
   }).join(' → ');
 }
 
-/** Throws INVALID_WRAPPER unless `names` are known and in a valid innermost-first order. */
+/**
+ * Kinds GEM stacks in whatever order it is given (`episode_tracking,concat`, `concat,python_tool`):
+ * such a stack is built as given, as GEM builds it. Our own `limit` kind must stay innermost.
+ */
+const GEM_ORDERED_KINDS: ReadonlySet<string> = new Set(['tool', 'observation', 'tracking']);
+
+/** True when GEM kinds appear out of the canonical order (the stack is still built as given). */
+export function isReordered(names: readonly string[]): boolean {
+  const ranks = names.map((n) => WRAPPER_KINDS.indexOf(getWrapperDefinition(n).kind));
+  return ranks.some((r, i) => i > 0 && r < ranks[i - 1]);
+}
+
+/**
+ * Throws INVALID_WRAPPER unless `names` are known and in an order we build: innermost first,
+ * `limit` innermost, one wrapper per single kind; GEM's kinds in any order (GEM_ORDERED_KINDS).
+ */
 export function checkWrapperOrder(names: readonly string[]): WrapperDefinition[] {
   const defs = names.map((n) => getWrapperDefinition(n));
   const seen = new Set<string>();
@@ -51,7 +66,8 @@ export function checkWrapperOrder(names: readonly string[]): WrapperDefinition[]
     if (!prev) continue;
     const [a, b] = [WRAPPER_KINDS.indexOf(prev.kind), WRAPPER_KINDS.indexOf(d.kind)];
     const clash = a === b && SINGLE_WRAPPER_KINDS.has(d.kind);
-    if (b < a || clash) {
+    const gemOrder = GEM_ORDERED_KINDS.has(prev.kind) && GEM_ORDERED_KINDS.has(d.kind);
+    if ((b < a && !gemOrder) || clash) {
       const sorted = [...defs].sort((x, y) => WRAPPER_KINDS.indexOf(x.kind) - WRAPPER_KINDS.indexOf(y.kind));
       const why = clash
         ? `'${prev.name}' and '${d.name}' are both ${d.kind} wrappers; a stack takes one`

@@ -152,7 +152,7 @@ describe('gem-ts server: bad input gets an error reply with a code', () => {
     const c = client();
     expect((await c.request({ op: 'make', env_ids: 'game:Nope-v0' })).header.error.code).toBe('UNKNOWN_ENV');
     expect((await c.request({ op: 'make', env_ids: ID, options: { max_turns: 'x' } })).header.error.code).toBe('INVALID_OPTIONS');
-    expect((await c.request({ op: 'make', env_ids: ID, wrappers: ['episode_tracking', 'concat'] })).header.error.code).toBe('INVALID_WRAPPER');
+    expect((await c.request({ op: 'make', env_ids: ID, wrappers: ['concat', 'time_limit'] })).header.error.code).toBe('INVALID_WRAPPER');
     expect((await c.request({ op: 'make', env_ids: [ID, ID], num_envs: 3 })).header.error.code).toBe('INVALID_REQUEST');
   });
 

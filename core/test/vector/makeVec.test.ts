@@ -88,7 +88,7 @@ describe('makeVec', () => {
     expect(() => makeVec(GTN, { seed: Number.NaN })).toThrowError(/seed must be a finite number/);
     expect(() => makeVec('game:GuessTheNumbr-v0-easy')).toThrowError(expect.objectContaining({ code: 'UNKNOWN_ENV' }));
     expect(() => makeVec(GTN, { options: { max_turn: 3 } })).toThrowError(/unknown option 'max_turn'/);
-    expect(() => makeVec(GTN, { wrappers: ['episode_tracking', 'concat'] })).toThrowError(expect.objectContaining({ code: 'INVALID_WRAPPER' }));
+    expect(() => makeVec(GTN, { wrappers: ['concat', 'time_limit'] })).toThrowError(expect.objectContaining({ code: 'INVALID_WRAPPER' }));
     expect(() => makeVec([])).toThrowError(/non-empty list/);
   });
 });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { checkEnv } from '../../src/core/checkEnv.ts';
 import type { Env } from '../../src/core/env.ts';
 import { make } from '../../src/registry/registry.ts';
-import { applyWrappers, defineWrapper, listWrappers, parseWrapperNames } from '../../src/wrappers/factory.ts';
+import { applyWrappers, defineWrapper, isReordered, listWrappers, parseWrapperNames } from '../../src/wrappers/factory.ts';
 import { EpisodeTracking } from '../../src/wrappers/episodeTracking.ts';
 import { HookWrapper } from '../../src/wrappers/hookWrapper.ts';
 import type { ResetResult, StepResult } from '../../src/core/env.ts';
@@ -27,12 +27,18 @@ describe('applyWrappers', () => {
   });
 
   it('rejects a wrong order and says the right one', () => {
-    expect(() => applyWrappers(game(), ['episode_tracking', 'concat'])).toThrowError(
+    expect(() => applyWrappers(game(), ['concat', 'time_limit'])).toThrowError(
       expect.objectContaining({
         code: 'INVALID_WRAPPER',
-        message: expect.stringMatching(/'concat' \(observation\) cannot wrap 'episode_tracking' \(tracking\).*limit \(time_limit\) → tool .* → observation \(concat, .*\) → tracking \(episode_tracking\).*e\.g\. \[concat, episode_tracking\]/),
+        message: expect.stringMatching(/'time_limit' \(limit\) cannot wrap 'concat' \(observation\).*limit \(time_limit\) → tool .* → observation \(concat, .*\) → tracking \(episode_tracking\).*e\.g\. \[time_limit, concat\]/),
       }),
     );
+  });
+
+  it("builds GEM's other orders as given (GEM applies wrappers in the order named)", () => {
+    expect(applyWrappers(game(), ['episode_tracking', 'concat']).toString()).toBe('<concat<episode_tracking<game:GuessTheNumber-v0-easy>>>');
+    expect(isReordered(['episode_tracking', 'concat'])).toBe(true);
+    expect(isReordered(['concat', 'episode_tracking'])).toBe(false);
   });
 
   it('rejects two observation wrappers and a repeated name', () => {
@@ -94,7 +100,7 @@ describe('defineWrapper', () => {
     const env = applyWrappers(new CountingEnv(), ['test_shout_tool', 'concat']);
     await env.reset();
     expect((await env.step('a')).observation).toBe('e1/t0\nE1/T1/A\n');
-    expect(() => applyWrappers(new CountingEnv(), ['concat', 'test_shout_tool'])).toThrowError(/e\.g\. \[test_shout_tool, concat\]/);
+    expect(() => applyWrappers(new CountingEnv(), ['test_shout_tool', 'time_limit'])).toThrowError(/e\.g\. \[time_limit, test_shout_tool\]/);
   });
 
   it('refuses a duplicate name, a bad name and a bad kind', () => {

@@ -8,6 +8,7 @@ same stack in TypeScript. ``make_vec(..., wrappers=fns)`` takes the list as in G
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
@@ -26,6 +27,45 @@ WRAPPER_NAMES = (
 )
 
 CHAT_WRAPPERS = ("concat_chat", "concat_chat_on_reset")
+
+#: Where each kind sits in the stack GEM's docs describe (tool, then observation, then tracking);
+#: GEM builds any order as given, and so do we, with a warning (what the model sees changes).
+_KIND_RANK = {"time_limit": 0, "concat": 2, "concat_with_action": 2, "concat_chat": 2, "concat_chat_on_reset": 2, "episode_tracking": 3}
+
+
+def _rank(name: str) -> int:
+    return _KIND_RANK.get(name, 1 if "tool" in name or name == "mcp" else -1)
+
+
+def warn_if_reordered(names: List[str]) -> None:
+    ranks = [_rank(n) for n in names]
+    known = [r for r in ranks if r >= 0]
+    if any(b < a for a, b in zip(known, known[1:])):
+        order = sorted(names, key=lambda n: max(_rank(n), 0))
+        warnings.warn(
+            f"wrappers {','.join(names)} are built in that order (innermost first), as GEM builds them; "
+            f"the usual order is {','.join(order)}, and this one changes what the model sees "
+            "(e.g. an observation wrapper below episode_tracking or a tool wrapper outside concat)",
+            stacklevel=3,
+        )
+
+
+class _WrapperConstructor:
+    """``WRAPPER_FACTORY[name](env, **kwargs)``: the wrapper applied to a served env (GEM's partials)."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __call__(self, env: Any, tokenizer: Optional[Any] = None, **kwargs: Any) -> Any:
+        opts: Dict[str, Any] = dict(kwargs)
+        if self.name in CHAT_WRAPPERS:
+            if tokenizer is None:
+                raise ValueError(f"the '{self.name}' wrapper needs a tokenizer (or a chat template string)")
+            opts.update(chat_template_options(tokenizer))
+        return WrapperFn(self.name, opts)(env)
+
+    def __repr__(self) -> str:
+        return f"WRAPPER_FACTORY[{self.name!r}]"
 
 
 @dataclass(frozen=True)
@@ -68,6 +108,13 @@ def chat_template_options(tokenizer: Any) -> Dict[str, Any]:
     return opts
 
 
+#: GEM's name -> wrapper table; each entry wraps an env: ``WRAPPER_FACTORY["concat"](env)``.
+WRAPPER_FACTORY: Dict[str, _WrapperConstructor] = {name: _WrapperConstructor(name) for name in WRAPPER_NAMES}
+
+#: GEM's list of the wrappers that need a tokenizer.
+TOKENIZER_REQUIRED = list(CHAT_WRAPPERS)
+
+
 def get_wrapper_fns(wrappers: str, tokenizer: Optional[Any] = None) -> List[WrapperFn]:
     """GEM's signature: comma-separated names, innermost first."""
     fns: List[WrapperFn] = []
@@ -102,4 +149,5 @@ def resolve_wrappers(wrappers: Any) -> "tuple[List[str], Dict[str, Any]]":
                 f"gem_ts wrappers run on the server and are given by name: got {w!r}; "
                 "use gem_ts.wrappers.get_wrapper_fns('concat,episode_tracking') or a list of names"
             )
+    warn_if_reordered(names)
     return names, options

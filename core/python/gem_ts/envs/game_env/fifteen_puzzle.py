@@ -1,0 +1,5 @@
+"""GEM's ``gem.envs.game_env.fifteen_puzzle``."""
+
+from ._classes import FifteenPuzzleEnv
+
+__all__ = ["FifteenPuzzleEnv"]

@@ -1,0 +1,5 @@
+"""GEM's ``gem.envs.game_env.guess_the_number``."""
+
+from ._classes import GuessTheNumberEnv
+
+__all__ = ["GuessTheNumberEnv"]

@@ -1,0 +1,5 @@
+"""GEM's ``gem.envs.game_env.mastermind``."""
+
+from ._classes import MastermindEnv
+
+__all__ = ["MastermindEnv"]

@@ -1,0 +1,5 @@
+"""GEM's ``gem.envs.game_env.sudoku``."""
+
+from ._classes import SudokuEnv
+
+__all__ = ["SudokuEnv"]

@@ -1,0 +1,5 @@
+"""GEM's ``gem.envs.game_env.word_search``."""
+
+from ._classes import WordSearchEnv
+
+__all__ = ["WordSearchEnv"]
