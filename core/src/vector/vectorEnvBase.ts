@@ -381,12 +381,17 @@ export abstract class VectorEnvBase implements VectorEnv {
   protected runStep(actions: readonly string[], idx: readonly number[]): Promise<VectorStepResult> {
     const out = emptyBatch(idx.length);
     out.indices = idx as number[];
-    const inlineRow = (i: number, k: number) => this.stepRowSync(i, actions[k], out, k);
-    if (this.asyncEnvCount === 0) {
-      if (idx.length > this.sliceAbove) return this.runRowsSliced(idx, inlineRow).then(() => out);
+    if (this.asyncEnvCount === 0 && idx.length <= this.sliceAbove) {
+      // The hot path: no closure, no await.
       this.stepInline(actions, idx, out);
       return Promise.resolve(out);
     }
+    return this.runStepRows(actions, idx, out);
+  }
+
+  private runStepRows(actions: readonly string[], idx: readonly number[], out: VectorStepResult): Promise<VectorStepResult> {
+    const inlineRow = (i: number, k: number) => this.stepRowSync(i, actions[k], out, k);
+    if (this.asyncEnvCount === 0) return this.runRowsSliced(idx, inlineRow).then(() => out);
     return this.runRowsAsync(idx, inlineRow, (i, k) => this.stepRowAsync(i, actions[k], out, k)).then(() => out);
   }
 
