@@ -12,7 +12,8 @@ reward is the trajectory's reward_score. Extra arguments after `--` go to verl a
 Needs: pip install -e core/python -e adapters/kit -e adapters/verl (plus vllm or sglang on GPUs);
 `npm run setup -- --adapter verl` builds that venv in adapters/verl/.venv.
 The gem-ts server: --endpoint / $GEM_TS_ENDPOINT reachable from every Ray worker, else one local
-server per agent-loop worker.
+server per agent-loop worker; or --ray-pool NAME: one server per Ray node (gem_ts.ray), each worker
+on its own node's (docs/scale.md).
 """
 from __future__ import annotations
 
@@ -32,6 +33,8 @@ def parse_args(argv=None):
     p.add_argument("--episodes", type=int, default=4096, help="training episodes (seeds 0..N-1)")
     p.add_argument("--val-episodes", type=int, default=128, help="validation episodes (seeds after the training ones)")
     p.add_argument("--endpoint", help="gem-ts server endpoint (default: $GEM_TS_ENDPOINT, else a local server per worker)")
+    p.add_argument("--ray-pool", metavar="NAME", help="start gem_ts.ray.EnvServerPool NAME on the Ray cluster ($RAY_ADDRESS, else auto): each agent-loop worker plays on its own node's server")
+    p.add_argument("--env-cpus", type=float, default=2, help="CPUs each node's gem-ts server reserves (with --ray-pool)")
     p.add_argument("--data-dir", default="runs/verl-data", help="where the parquet prompt rows go")
     p.add_argument("--gpus", type=int, default=8, help="GPUs per node")
     p.add_argument("--rollout", default="vllm", choices=["vllm", "sglang"], help="verl rollout backend")
@@ -42,6 +45,8 @@ def parse_args(argv=None):
     args = p.parse_args(argv)
     if not args.dry_run and not args.model:
         p.error("--model is required (or use --dry-run)")
+    if args.ray_pool and (args.dry_run or args.endpoint):
+        p.error("--ray-pool needs a Ray cluster and replaces --endpoint; its CPU check is adapters/verl/tests/test_ray_pool_loop.py")
     return args
 
 
@@ -87,6 +92,17 @@ def main(argv=None) -> int:
     data = Path(args.data_dir)
     train = write_prompt_rows(data / "train.parquet", seeded_rows(args.env_id, args.episodes))
     val = write_prompt_rows(data / "val.parquet", seeded_rows(args.env_id, args.val_episodes, first_seed=args.episodes))
+    loops, env = AGENT_LOOP_CONFIG, dict(os.environ)
+    if args.ray_pool:
+        import ray
+        from gem_ts.ray import EnvServerPool
+        from gem_ts_verl import pool_agent_loop_config
+
+        ray.init(address=os.environ.get("RAY_ADDRESS", "auto"))
+        pool = EnvServerPool(args.ray_pool, num_cpus=args.env_cpus)  # lives while this launcher waits on verl
+        print(f"gem-ts pool {args.ray_pool!r}: {len(pool.wait_ready())} servers", flush=True)
+        loops = pool_agent_loop_config(data / "agent_loops.yaml", args.ray_pool)
+        env["RAY_ADDRESS"] = ray.get_runtime_context().gcs_address  # verl's ray.init joins this cluster
     command = [
         sys.executable, "-m", "verl.trainer.main_ppo",
         "algorithm.adv_estimator=grpo",
@@ -96,13 +112,13 @@ def main(argv=None) -> int:
         f"actor_rollout_ref.rollout.n={args.n}",
         f"actor_rollout_ref.rollout.response_length={args.response_length}",
         "actor_rollout_ref.rollout.calculate_log_probs=True",
-        f"actor_rollout_ref.rollout.agent.agent_loop_config_path={AGENT_LOOP_CONFIG}",
+        f"actor_rollout_ref.rollout.agent.agent_loop_config_path={loops}",
         "actor_rollout_ref.rollout.agent.default_agent_loop=gem_ts",
         f"trainer.n_gpus_per_node={args.gpus}",
         *args.overrides,
     ]
     print("+", " ".join(command), flush=True)
-    return subprocess.call(command)
+    return subprocess.call(command, env=env)
 
 
 if __name__ == "__main__":

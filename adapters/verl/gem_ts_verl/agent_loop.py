@@ -9,6 +9,7 @@ summed reward is `reward_score` (verl puts it on the last response token); per-t
 """
 from __future__ import annotations
 
+import os
 from typing import Any, Dict, List, Optional
 from uuid import uuid4
 
@@ -20,14 +21,26 @@ from verl.utils.profiler import simple_timer
 from .data import ROW_KEY
 
 
+def node_local_endpoint(pool_name: str) -> str:
+    """The endpoint of `pool_name`'s server on this Ray node (another live one if it has none). The
+    pool's token goes to GEM_TS_TOKEN, which the worker's gem_ts client presents in its hello."""
+    from gem_ts.ray import EnvServerPool
+
+    pool = EnvServerPool.get(pool_name)
+    os.environ["GEM_TS_TOKEN"] = pool.token
+    return str(pool.pick()["endpoint"])
+
+
 class GemTsAgentLoop(AgentLoopBase):
-    """Extra YAML keys (all optional): `endpoint` (else GEM_TS_ENDPOINT / a local server),
-    `max_turns` (model turns per episode), `block_size` (sub-envs per shared server handle)."""
+    """Extra YAML keys (all optional): `endpoint` (else GEM_TS_ENDPOINT / a local server), or
+    `ray_pool` (the name of a `gem_ts.ray.EnvServerPool`: the server on this worker's Ray node, with the
+    pool's token), `max_turns` (model turns per episode), `block_size` (sub-envs per shared server handle)."""
 
     def __init__(
         self,
         *args: Any,
         endpoint: Optional[str] = None,
+        ray_pool: Optional[str] = None,
         max_turns: Optional[int] = None,
         block_size: int = 64,
         **kwargs: Any,
@@ -36,7 +49,9 @@ class GemTsAgentLoop(AgentLoopBase):
         super().__init__(*args, **kwargs)
         if max_turns is not None and max_turns < 1:
             raise ValueError(f"max_turns must be >= 1, got {max_turns}")
-        self.endpoint = endpoint
+        if ray_pool and endpoint:
+            raise ValueError(f"give either endpoint ({endpoint}) or ray_pool ({ray_pool}), not both")
+        self.endpoint = node_local_endpoint(ray_pool) if ray_pool else endpoint
         self.max_turns = max_turns
         self.block_size = block_size
         self.response_length = self.rollout_config.response_length

@@ -17,7 +17,9 @@ from ray.cluster_utils import Cluster
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 import gem_ts
+import gem_ts.ray
 from gem_ts.ray import EnvLostError, EnvServerPool, current_node_id
+from gem_ts.ray.testing import start_local_cluster, stop_local_cluster
 
 pytestmark = pytest.mark.timeout(400)
 
@@ -27,13 +29,9 @@ GUESS = "\\boxed{5}"
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Tuple[Cluster, List[Any]]]:
-    c = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
-    workers = [c.add_node(num_cpus=1) for _ in range(2)]
-    ray.init(address=c.address, log_to_driver=False)
-    c.wait_for_nodes()
+    c, workers = start_local_cluster(nodes=3, num_cpus=1)
     yield c, workers
-    ray.shutdown()
-    c.shutdown()
+    stop_local_cluster(c)
 
 
 @pytest.fixture(scope="module")
@@ -57,13 +55,19 @@ def _wait(cond: Any, timeout: float, what: str) -> Any:
 @ray.remote(num_cpus=0)
 def _play_on_this_node(pool_name: str) -> Dict[str, Any]:
     """A rollout worker: finds the pool by name, plays through the server its node prefers."""
-    pool = EnvServerPool.get(pool_name)
-    with pool.connect() as client:
-        vec = gem_ts.make_vec(EASY, num_envs=2, client=client)
+    client = gem_ts.ray.connect(pool_name)  # the default client from now on: plain gem_ts calls use it
+    try:
+        vec = gem_ts.make_vec(EASY, num_envs=2)
         obs, _ = vec.reset(seed=3)
         _, rewards, *_ = vec.step([GUESS, GUESS])
         vec.close()
-        return {"node": current_node_id(), "endpoint": client.endpoint, "boot_id": client.boot_id, "obs": obs, "rewards": rewards.tolist()}
+        direct = EnvServerPool.get(pool_name).connect()  # the pool found by name: same server
+        same = direct.endpoint == client.endpoint
+        direct.close()
+        return {"node": current_node_id(), "endpoint": client.endpoint, "boot_id": client.boot_id, "obs": obs, "same": same}
+    finally:
+        client.close()
+        gem_ts.set_default_client(None)
 
 
 def test_one_server_per_node_and_each_node_plays_through_its_own(pool: EnvServerPool) -> None:
@@ -79,7 +83,7 @@ def test_one_server_per_node_and_each_node_plays_through_its_own(pool: EnvServer
     for r in runs:
         assert r["endpoint"] == by_node[r["node"]]["endpoint"], "a worker used another node's server"
         assert r["boot_id"] == by_node[r["node"]]["boot_id"]
-        assert len(r["obs"]) == 2 and "Guess The Number" in r["obs"][0]
+        assert len(r["obs"]) == 2 and "Guess The Number" in r["obs"][0] and r["same"]
     health = pool.health()
     assert len(health) == 3 and all(h["alive"] and h["boot_id_seen"] == h["boot_id"] for h in health)
 
@@ -200,3 +204,21 @@ def test_removed_node_leaves_the_pool_and_its_envs_are_lost(cluster: Tuple[Clust
         assert node_id not in {sh.server["node_id"] for sh in sharded.shards}
         sharded.step([GUESS] * 6)
         print(f"\nnode removed: pool noticed in {noticed:.2f} s")
+
+
+def test_the_pool_restarted_under_its_name_serves_again(pool: EnvServerPool) -> None:
+    old_boots = {s["boot_id"] for s in pool.servers()}
+    pool.shutdown()
+    with pytest.raises(ValueError):
+        EnvServerPool.get("test")
+    again = EnvServerPool("test", num_cpus=1, health_interval_s=0.3)
+    try:
+        live = again.wait_ready(count=2, timeout=120)
+        assert len(live) == 2 and not old_boots & {s["boot_id"] for s in live}
+        nodes = [s["node_id"] for s in live]
+        runs = ray.get(
+            [_play_on_this_node.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n, soft=False)).remote("test") for n in nodes]
+        )
+        assert [r["node"] for r in runs] == nodes and all(r["boot_id"] not in old_boots for r in runs)
+    finally:
+        again.shutdown()

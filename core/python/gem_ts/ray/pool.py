@@ -16,7 +16,7 @@ from __future__ import annotations
 import secrets
 import threading
 import time
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Union
 
 import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
@@ -287,8 +287,26 @@ class EnvServerPool:
         """Stops every server and the registry (the name is free again)."""
         try:
             ray.get(self._registry.shutdown.remote(), timeout=30)
+        except ray.exceptions.RayActorError:
+            pass  # already shut down
         finally:
             ray.kill(self._registry)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:  # the name is free once the registry is gone
+            try:
+                ray.get_actor(_registry_name(self.name), namespace=NAMESPACE)
+            except ValueError:
+                return
+            time.sleep(0.1)
+
+
+def connect(pool: Union[str, EnvServerPool] = "default", node_id: Optional[str] = None, **kwargs: Any) -> Client:
+    """``gem_ts.connect`` to the node-local server of ``pool`` (a pool or its name): that client
+    becomes the default one, so ``gem_ts.make``/``make_vec`` in this worker play on its node."""
+    from ..client import connect as connect_default
+
+    p = EnvServerPool.get(pool) if isinstance(pool, str) else pool
+    return connect_default(p.pick(node_id)["endpoint"], token=p.token, **kwargs)
 
 
 def _rebuild(name: str, registry: Any, token: Optional[str]) -> EnvServerPool:

@@ -146,6 +146,13 @@ class ShardedVectorEnv:
             threading.Thread(target=old.close, daemon=True).start()  # its goodbye may wait on a dead peer
         return shard
 
+    def _each(self, fn: Any, shards: List[int]) -> List[Any]:
+        """``fn`` on each shard at once: all but the last on the pool's threads, the last right here
+        (a single shard costs no thread hop)."""
+        futures = [self._threads.submit(fn, s) for s in shards[:-1]]
+        last = fn(shards[-1]) if shards else None
+        return [f.result() for f in futures] + ([last] if shards else [])
+
     # ── the VectorEnv API ─────────────────────────────────────────────────────────────────────────
 
     @property
@@ -178,7 +185,7 @@ class ShardedVectorEnv:
             return {g: (o, i) for (g, _), o, i in zip(groups[s], obs, infos)}
 
         rows: Dict[int, Tuple[str, Dict[str, Any]]] = {}
-        for part in self._threads.map(run, list(groups)):
+        for part in self._each(run, list(groups)):
             rows.update(part)
         return [rows[g][0] for g in order], [rows[g][1] for g in order]
 
@@ -202,7 +209,7 @@ class ShardedVectorEnv:
             except LOST_ERRORS as e:
                 return e
 
-        results = list(self._threads.map(run, list(groups)))
+        results = self._each(run, list(groups))
         rows: Dict[int, Tuple[str, float, bool, bool, Dict[str, Any]]] = {}
         lost: List[int] = []
         lost_at: List[str] = []
