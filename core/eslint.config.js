@@ -9,7 +9,8 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'bench/.venv-gem/**', '**/*.d.ts', 'python/**', '.packages/**'] },
+  // Built bundles (the UI's checked-in vite output) are not source.
+  { ignores: ['dist/**', 'node_modules/**', 'bench/.venv-gem/**', '**/*.d.ts', 'python/**', '.packages/**', 'src/ui/app/assets/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
