@@ -183,14 +183,15 @@ def default_client(token: Optional[str] = None) -> Client:
 
 
 def connect(endpoint: Optional[str] = None, **kwargs: Any) -> Client:
-    """Connects (or starts a local server) and makes that the default client."""
+    """Connects (or starts a local server) and makes that the default client.
+
+    The previous default stays open: envs made through it keep working until it is closed (its local
+    server, if it started one, stops at exit). Close it yourself when you are done with it.
+    """
     global _default, _default_pid
     client = Client(endpoint, **kwargs)
     with _default_lock:
-        old = _default if _default_pid == os.getpid() else None
         _default, _default_pid = client, os.getpid()
-    if old is not None and old is not client:
-        old.close()
     return client
 
 

@@ -175,7 +175,9 @@ class Session:
     def admit(self, call: Call[Any]) -> None:
         """Raises instead of sending a call that cannot be answered truthfully."""
         if self.closed:
-            raise ServerUnavailableError("SERVER_UNAVAILABLE", "this gem_ts client is closed")
+            raise ServerUnavailableError(
+                "SERVER_UNAVAILABLE", "this gem_ts client is closed (its close() was called); make a new one with gem_ts.connect()"
+            )
         if os.getpid() != self.pid:
             raise ServerUnavailableError(
                 "SERVER_UNAVAILABLE", "a gem_ts client cannot be used across fork(); connect again in the child process"

@@ -82,6 +82,8 @@ class BlockingTransport:
 
     def run(self, call: Call[T]) -> T:
         s = self.session
+        if s.closed:
+            s.admit(call)  # raises the clear error; the sockets are already gone
         with self._lock:
             if int(self._monitor.getsockopt(zmq.EVENTS)) & zmq.POLLIN:
                 self._drain_monitor()
@@ -226,6 +228,8 @@ class AsyncTransport:
 
     async def run(self, call: Call[T]) -> T:
         s = self.session
+        if s.closed:
+            s.admit(call)  # raises the clear error; the sockets are already gone
         if s.needs_hello and call.header["op"] != "hello":
             await self._say_hello()
         s.admit(call)

@@ -299,3 +299,28 @@ def test_a_forked_child_gets_its_own_connection_to_the_same_server(client) -> No
     p.join(30)
     assert p.exitcode == 0 and obs == "You are playing Gues" and endpoint == client.endpoint
     assert client.ping() > 0  # the parent's connection and server are untouched
+
+
+def test_two_clients_in_one_process_both_work(server, client):
+    """connect() makes a new default without closing the client that earlier envs still use."""
+    first = gem.connect(server.endpoint)
+    env = gem.make("game:GuessTheNumber-v0-easy")
+    second = gem.connect(server.endpoint)
+    try:
+        obs, _ = env.reset(seed=0)
+        assert isinstance(obs, str) and env.step("\\boxed{3}")[3] is False
+        other = gem.make("game:GuessTheNumber-v0-easy")  # made by the new default
+        assert other.reset(seed=0)[0] == obs
+        other.close()
+    finally:
+        env.close()
+        second.close()
+        first.close()
+        gem.set_default_client(client)  # the session's default, for the tests after this one
+
+
+def test_a_closed_client_says_so(server):
+    client = gem.Client(server.endpoint)
+    client.close()
+    with pytest.raises(gem.ServerUnavailableError, match="client is closed"):
+        client.ping()

@@ -52,7 +52,7 @@ def test_make_reads_a_file_written_by_datasets(client, math_ds, tmp_path, kind):
 def test_make_picks_a_split_of_a_saved_dataset_dict(client, math_ds, tmp_path):
     dd = datasets.DatasetDict({"train": math_ds, "test": math_ds.select([2])})
     dd.save_to_disk(str(tmp_path / "dict"))
-    env = gem.make("eval:MATH500", dataset=str(tmp_path / "dict"), split="test")
+    env = gem.make("eval:MATH500", dataset=str(tmp_path / "dict"), split="test", prompt_template="none")
     obs, _ = env.reset()
     assert obs == PROBLEMS[2]["problem"]
     env.close()
@@ -72,7 +72,7 @@ def test_make_takes_a_loaded_dataset_object_as_gem_does(client, math_ds):
 def test_register_dataset_stands_in_for_the_hub(client, math_ds):
     reply = gem.register_dataset("axon-rl/math-eval:amc", math_ds)
     assert reply == {"name": "axon-rl/math-eval:amc", "rows": 3, "columns": ["problem", "answer"]}
-    env = gem.make("eval:AMC")
+    env = gem.make("eval:AMC", prompt_template="none")
     assert answer_all(env, ["6 \\cdot 7", "5/2", "2\\sqrt3"]) == [1.0, 1.0, 1.0]
     env.close()
 
