@@ -132,7 +132,7 @@ let agreement: number | undefined;
 let peerNote: string | undefined;
 const hasPeer = existsSync(VENV_PYTHON) && spawnSync(VENV_PYTHON, ['-c', 'import bm25s'], { stdio: 'ignore' }).status === 0;
 if (!hasPeer) {
-  peerNote = 'bm25s not installed in the root venv (npm run setup installs scripts/requirements/search-bench.txt)';
+  peerNote = 'bm25s not installed in the root venv (npm run bench installs scripts/requirements/extras/search-bench.txt)';
   console.log(`  peer skipped: ${peerNote}`);
 } else {
   const input = join(dir, 'peer-input.json');

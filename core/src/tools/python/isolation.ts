@@ -96,12 +96,15 @@ export function bwrapArgs({ runtime, zygotePath, env }: BwrapCommandOptions): st
     else args.push(...bindReadOnly(p, made));
   }
   for (const f of ETC_FILES) args.push('--ro-bind-try', f, f);
-  for (const root of runtime.roots) {
-    if (root === '/usr' || root.startsWith('/usr/')) continue;
-    args.push(...bindReadOnly(root, made));
-  }
+  // A runtime under the scratch path (a venv in /tmp) is bound after the scratch tmpfs, which would
+  // otherwise hide it.
+  const underScratch = (root: string) => root.startsWith(`${SANDBOX_SCRATCH}/`);
+  const roots = runtime.roots.filter((r) => r !== '/usr' && !r.startsWith('/usr/'));
+  for (const root of roots.filter((r) => !underScratch(r))) args.push(...bindReadOnly(root, made));
   args.push('--proc', '/proc', '--dev', '/dev');
   args.push('--perms', '0755', '--tmpfs', SANDBOX_SCRATCH);
+  made.add(SANDBOX_SCRATCH);
+  for (const root of roots.filter(underScratch)) args.push(...bindReadOnly(root, made));
   args.push('--ro-bind', zygotePath, SANDBOX_ZYGOTE);
   // Without this an unprivileged bwrap leaves its own root and /dev writable, shared by every run.
   args.push('--remount-ro', '/', '--remount-ro', '/dev');
