@@ -222,3 +222,12 @@ def test_the_pool_restarted_under_its_name_serves_again(pool: EnvServerPool) -> 
         assert [r["node"] for r in runs] == nodes and all(r["boot_id"] not in old_boots for r in runs)
     finally:
         again.shutdown()
+
+
+def test_bad_sharding_arguments_are_refused_before_anything_is_made() -> None:
+    from gem_ts.ray import ShardedVectorEnv
+
+    with pytest.raises(ValueError, match="on_lost"):
+        ShardedVectorEnv(None, EASY, 4, on_lost="replay")
+    with pytest.raises(ValueError, match="num_envs"):
+        ShardedVectorEnv(None, EASY, 0)
