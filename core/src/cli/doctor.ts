@@ -6,6 +6,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isGemError } from '../core/errors.ts';
 import { allowUnsandboxedFromEnv, detectIsolation, findBwrap } from '../tools/python/isolation.ts';
@@ -59,12 +60,14 @@ function pythonPackageVersions(python: string, names: string[]): Record<string, 
   return JSON.parse(r.stdout) as Record<string, string | null>;
 }
 
+/** The version Node would load: the nearest node_modules/<name> above this file, as in a checkout
+ * (hoisted to the root) or an installed package (beside it, or in the project that installed it). */
 function nodePackageVersion(name: string): string | null {
-  for (const base of [`${ROOT}node_modules`, `${ROOT}core/node_modules`]) {
-    const p = `${base}/${name}/package.json`;
+  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
+    const p = join(dir, 'node_modules', name, 'package.json');
     if (existsSync(p)) return (JSON.parse(readFileSync(p, 'utf8')) as { version: string }).version;
+    if (dirname(dir) === dir) return null;
   }
-  return null;
 }
 
 /** Runs three probes in the sandbox: it works, the network is closed, this very file is invisible. */

@@ -60,6 +60,11 @@ describe('the @gem-ts/core tarball, installed in an empty folder', () => {
     expect(ids.length).toBeGreaterThan(50);
   });
 
+  it('gem-ts doctor finds the installed Node packages (it used to look only in a checkout)', () => {
+    const r = sh(bin, ['doctor']);
+    expect(r.stdout, r.stderr).toMatch(/Node packages\s+zeromq \d/);
+  });
+
   it('gem-ts play: a scripted person plays GuessTheNumber to the end of the episode', () => {
     const guesses = Array.from({ length: 10 }, (_, i) => String(i + 1)).join('\n') + '\n';
     const r = sh(bin, ['play', 'game:GuessTheNumber-v0-easy', '--seed', '3'], { input: guesses });
