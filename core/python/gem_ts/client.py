@@ -182,13 +182,18 @@ def default_client(token: Optional[str] = None) -> Client:
         return _default
 
 
-def connect(endpoint: Optional[str] = None, **kwargs: Any) -> Client:
-    """Connects (or starts a local server) and makes that the default client.
+def connect(endpoint: Any = None, **kwargs: Any) -> Client:
+    """Connects (or starts a local server) and makes that the default client. ``endpoint`` may be a
+    ``gem_ts.ray.EnvServerPool``: the client then talks to the server on its own Ray node.
 
     The previous default stays open: envs made through it keep working until it is closed (its local
     server, if it started one, stops at exit). Close it yourself when you are done with it.
     """
     global _default, _default_pid
+    if endpoint is not None and not isinstance(endpoint, str) and hasattr(endpoint, "pick"):
+        from .ray import connect as connect_to_pool  # a gem_ts.ray.EnvServerPool: its node-local server
+
+        return connect_to_pool(endpoint, **kwargs)
     client = Client(endpoint, **kwargs)
     with _default_lock:
         _default, _default_pid = client, os.getpid()

@@ -2,24 +2,36 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Sequence, Union
+from typing import Any, Dict, Mapping, Optional, Sequence, Union
 
 from . import calls, gem_aliases
 from .client import Client, default_client
 from .env import ServerEnv
 from .python_envs import EntryPoint
 from .vector import AsyncVectorEnv, SyncVectorEnv, VectorEnv
+from .wrappers.wrapper_factory import WrapperFn
 
 
 def _client(client: Optional[Client], token: Optional[str]) -> Client:
     return client if client is not None else default_client(token)
 
 
-def make(env_id: str, *, client: Optional[Client] = None, token: Optional[str] = None, **kwargs: Any) -> ServerEnv:
+def make(env_id: Any, *, client: Optional[Client] = None, token: Optional[str] = None, **kwargs: Any) -> ServerEnv:
     """One env by id; ``kwargs`` are the env's options (GEM's kwargs, e.g. ``max_turns=5``).
 
+    ``env_id`` may also be another env's ``spec`` (a dict with ``id``, ``options``, ``wrappers``): the
+    same env is made again, wrappers included; ``kwargs`` override its options.
     ``verbose=True`` (GEM's eval envs take it) logs every step of this env (logger ``gem_ts.env``).
     """
+    if isinstance(env_id, Mapping) and isinstance(env_id.get("id"), str):
+        spec = env_id
+        options = {**dict(spec.get("options") or {}), **kwargs}
+        env = make(spec["id"], client=client, token=token, **options)
+        names = list(spec.get("wrappers") or [])
+        if not names:
+            return env
+        bag = dict(spec.get("wrapperOptions") or {})  # one merged bag, as make sends it
+        return env.with_wrappers([WrapperFn(n, bag if i == 0 else {}) for i, n in enumerate(names)])
     calls.env_id_arg(env_id)
     verbose = bool(kwargs.pop("verbose", False))
     seed = None

@@ -324,3 +324,23 @@ def test_a_closed_client_says_so(server):
     client.close()
     with pytest.raises(gem.ServerUnavailableError, match="client is closed"):
         client.ping()
+
+
+def test_make_from_a_spec_rebuilds_options_and_wrappers(client):
+    first = gem.make("game:GuessTheNumber-v0-easy", max_turns=3)
+    first = get_wrapper_fns("concat,episode_tracking")[0](first)
+    first = first.with_wrappers(get_wrapper_fns("episode_tracking"))
+    spec = first.spec
+    assert spec["wrappers"] == ["concat", "episode_tracking"] and spec["options"]["max_turns"] == 3
+    assert not any(type(v).__name__ == "ExtType" for v in spec.values())  # no msgpackr 'undefined'
+    again = gem.make(spec)
+    try:
+        assert again.spec == spec
+        assert again.reset(seed=4) == first.reset(seed=4)
+        assert again.step("\\boxed{2}") == first.step("\\boxed{2}")
+        shorter = gem.make(spec, max_turns=1)
+        assert shorter.spec["options"]["max_turns"] == 1
+        shorter.close()
+    finally:
+        again.close()
+        first.close()

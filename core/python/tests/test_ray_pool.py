@@ -62,8 +62,10 @@ def _play_on_this_node(pool_name: str) -> Dict[str, Any]:
         _, rewards, *_ = vec.step([GUESS, GUESS])
         vec.close()
         direct = EnvServerPool.get(pool_name).connect()  # the pool found by name: same server
-        same = direct.endpoint == client.endpoint
+        via_top_level = gem_ts.connect(EnvServerPool.get(pool_name))  # gem_ts.connect(pool), as documented
+        same = direct.endpoint == client.endpoint == via_top_level.endpoint
         direct.close()
+        via_top_level.close()
         return {"node": current_node_id(), "endpoint": client.endpoint, "boot_id": client.boot_id, "obs": obs, "same": same}
     finally:
         client.close()

@@ -14,8 +14,19 @@ import { GemError } from '../../core/errors.ts';
 import { REQUEST_SCHEMAS } from './headers.ts';
 import { PROTOCOL_VERSION, REQUEST_OPS, type RequestOp } from './version.ts';
 
-/** Plain msgpack (no msgpackr record extension) so every client library reads it. */
-const packr = new Packr({ useRecords: false, mapsAsObjects: true, int64AsType: 'number', variableMapSize: true });
+/**
+ * Plain msgpack (no msgpackr record extension) so every client library reads it. `undefined` is not
+ * msgpack: a property holding it is left out (as JSON does) and an array item becomes nil; msgpackr's
+ * default, its own extension type 0, reached Python as an opaque ExtType.
+ */
+const packr = new Packr({
+  useRecords: false,
+  mapsAsObjects: true,
+  int64AsType: 'number',
+  variableMapSize: true,
+  skipValues: [undefined],
+  encodeUndefinedAsNil: true,
+});
 
 export function packHeader(header: unknown): Buffer {
   return packr.pack(header);

@@ -67,6 +67,14 @@ describe('replies', () => {
   });
 });
 
+describe('packHeader', () => {
+  it('writes no msgpackr extension for undefined: the property is left out, an array item is nil', () => {
+    const bytes = packHeader({ a: 1, gone: undefined, list: [1, undefined] });
+    expect(bytes.includes(0xd4)).toBe(false); // fixext 1, msgpackr's encoding of undefined
+    expect(unpackHeader(bytes)).toEqual({ a: 1, list: [1, null] });
+  });
+});
+
 describe('peekRequestId', () => {
   it('finds the id in the first entries of a header too large to decode', async () => {
     const { peekRequestId } = await import('../../../src/server/protocol/frames.ts');
