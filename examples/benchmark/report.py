@@ -125,7 +125,9 @@ def results_markdown(results: dict) -> str:
     ]
     for key, tr in results["tasks"].items():
         rows = tr["summary"]["rows"]
-        lines += [f"### {key}: `{tr['env_id']}`", "", f"{tr['description']}; {tr['iters']} iterations, lr {tr['lr']}; {tr['policy']}.", ""]
+        lines += [f"### {key}: `{tr['env_id']}`", "", f"{tr['description']}; {tr['iters']} iterations, lr {tr['lr']}; {tr['policy'] or 'not reached in this run'}.", ""]
+        if not tr["seeds"]:
+            continue
         lines += ["| policy | seeds | final success | success AUC | final return | return AUC |", "|---|---:|---:|---:|---:|---:|"]
         for name, label in (("random_action", "random valid action"), ("warm_start", "warm start (before RL)")):
             if name not in rows:
@@ -136,8 +138,9 @@ def results_markdown(results: dict) -> str:
             r = rows[algo]
             lines.append(f"| {ALGO_LABELS[algo]} | {r['final_success']['n']} | {_ci(r['final_success'])} | {_ci(r['auc_success'])} | "
                          f"{_ci(r['final_return'], 3)} | {_ci(r['auc_return'], 3)} |")
-        lines += ["", "Paired differences (row − column algorithm, same seeds), 95% bootstrap interval; "
-                  "**bold** = the interval excludes 0 (resolved at this budget), wins = seeds where the first is higher:", ""]
+        lines += ["", "Paired differences (first − second algorithm, same seeds), 95% bootstrap interval; "
+                  "**bold** = the interval excludes 0 (resolved at this budget; with fewer than 5 seeds read it as anecdote: "
+                  "2 seeds that agree always exclude 0), wins = seeds where the first is higher:", ""]
         lines += ["| pair | Δ final success | Δ success AUC | Δ final return | Δ return AUC |", "|---|---:|---:|---:|---:|"]
         pairs = tr["summary"]["pairs"]
         for i, p in enumerate(pairs["final_success"]):
@@ -197,7 +200,7 @@ def plot_curves(results: dict, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    tasks = list(results["tasks"].items())
+    tasks = [(k, tr) for k, tr in results["tasks"].items() if tr["seeds"]] or list(results["tasks"].items())[:1]
     fig, axes = plt.subplots(len(tasks), 2, figsize=(11, 3.4 * len(tasks)), squeeze=False)
     colors = {"reinforce": "tab:gray", "rebn": "tab:red", "grpo": "tab:blue", "ppo": "tab:green"}
     n_seeds = len(results["seeds"])
