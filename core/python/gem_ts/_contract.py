@@ -485,7 +485,7 @@ class EnvCall(TypedDict):
     op: Literal["env_call"]
     env_id: str
     instance: int
-    call: Literal["create", "reset", "step", "close"]
+    call: Literal["create", "reset", "step", "close", "get_attr", "set_attr"]
     args: Dict[str, Any]
 
 

@@ -97,6 +97,14 @@ class PythonEnvHost:
                 "truncated": bool(truncated),
                 "info": dict(info or {}),
             }
+        if what == "get_attr":
+            return _wire_value(env, _public_name(env, args.get("name")))
+        if what == "set_attr":
+            name = args.get("name")
+            if not isinstance(name, str) or name.startswith("_"):
+                raise GemError("UNKNOWN_ATTRIBUTE", f"'{type(env).__name__}' has no public attribute {name!r}")
+            setattr(env, name, args.get("value"))
+            return None
         if what == "close":
             with self._lock:
                 self.instances.pop(key, None)
@@ -105,6 +113,35 @@ class PythonEnvHost:
                 close()
             return None
         raise GemError("NOT_SUPPORTED", f"unknown env call '{what}'")
+
+
+def _public_name(env: Any, name: Any) -> str:
+    """A public attribute the Python env object has (what ``env.<name>`` on its served twin reads)."""
+    if not isinstance(name, str) or name.startswith("_") or not hasattr(env, name):
+        public = sorted(k for k in vars(env) if not k.startswith("_")) if hasattr(env, "__dict__") else []
+        raise GemError("UNKNOWN_ATTRIBUTE", f"'{type(env).__name__}' has no attribute {name!r}; it has: {', '.join(public) or 'none'}")
+    return name
+
+
+_PLAIN = (str, int, float, bool, type(None))
+
+
+def _wire_value(env: Any, name: str) -> Any:
+    """The attribute's value if it travels as msgpack (plain data), else a clear error."""
+    value = getattr(env, name)
+
+    def plain(v: Any) -> bool:
+        if isinstance(v, _PLAIN):
+            return True
+        if isinstance(v, (list, tuple)):
+            return all(plain(x) for x in v)
+        if isinstance(v, dict):
+            return all(isinstance(k, str) and plain(x) for k, x in v.items())
+        return False
+
+    if not plain(value):
+        raise GemError("INVALID_ATTRIBUTE", f"attribute {name!r} of '{type(env).__name__}' is a {type(value).__name__}, which does not travel over the wire (plain data only)")
+    return list(value) if isinstance(value, tuple) else value
 
 
 def env_return(handler: Callable[[Dict[str, Any]], Any], call: Dict[str, Any]) -> bytes:

@@ -103,3 +103,38 @@ def test_vector_get_set_attr_and_envs(client):
         vec.envs[0].nope
     assert len(vec.envs) == 3 and vec.envs[2].env_id == "game:GuessTheNumber-v0"
     vec.close()
+
+
+class Counter(gem.Env):
+    """A Python env registered with gem_ts: its own attributes are what env.<name> reads and writes."""
+
+    def __init__(self, start=0):
+        self.count = start
+        self.history = []
+        self._secret = "x"
+
+    def reset(self, seed=None, **kwargs):
+        self.count = 0
+        return "0", {}
+
+    def step(self, action):
+        self.count += int(action)
+        self.history.append(int(action))
+        return str(self.count), 0.0, self.count >= 10, False, {}
+
+
+def test_python_registered_env_attributes(client):
+    gem.register("test:attr-counter", Counter, start=3)
+    env = gem.make("test:attr-counter")
+    assert env.count == 3
+    env.reset()
+    env.step("4")
+    assert (env.count, env.history) == (4, [4])
+    env.count = 9
+    assert env.step("1")[2] is True  # the write reached the Python object
+    with pytest.raises(AttributeError, match="count, history"):
+        env.missing
+    with pytest.raises(AttributeError):
+        env._secret
+    vec = gem.make_vec("test:attr-counter", num_envs=2)
+    assert vec.get_attr("count") == (3, 3)

@@ -10,7 +10,7 @@ import { GemError } from '../core/errors.ts';
 import type { EnvSpec } from '../core/spec.ts';
 
 /** Sends one call to the owning client and resolves with its `result`. */
-export type EnvCallFn = (envId: string, instance: number, call: 'create' | 'reset' | 'step' | 'close', args: Record<string, unknown>) => Promise<unknown>;
+export type EnvCallFn = (envId: string, instance: number, call: 'create' | 'reset' | 'step' | 'close' | 'get_attr' | 'set_attr', args: Record<string, unknown>) => Promise<unknown>;
 
 const info = z.record(z.string(), z.unknown());
 const ResetResultSchema = z.object({ observation: z.string(), info: info.default({}) });
@@ -59,6 +59,17 @@ export class RemoteEnv implements Env {
     await this.ready;
     const r = await this.call(this.spec.id, this.instance, 'step', { action });
     return checked(StepResultSchema, r, 'step', this.spec.id);
+  }
+
+  /** Attributes of the Python env object itself (core/envAttributes.ts), read and written there. */
+  async forwardGetAttr(name: string): Promise<unknown> {
+    await this.ready;
+    return this.call(this.spec.id, this.instance, 'get_attr', { name });
+  }
+
+  async forwardSetAttr(name: string, value: unknown): Promise<void> {
+    await this.ready;
+    await this.call(this.spec.id, this.instance, 'set_attr', { name, value });
   }
 
   async close(): Promise<void> {

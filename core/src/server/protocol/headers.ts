@@ -203,7 +203,7 @@ export const EnvCallSchema = z.object({
   op: z.literal('env_call'),
   env_id: z.string(),
   instance: z.number().int(),
-  call: z.enum(['create', 'reset', 'step', 'close']),
+  call: z.enum(['create', 'reset', 'step', 'close', 'get_attr', 'set_attr']),
   args: plainMap,
 });
 export type EnvCall = z.infer<typeof EnvCallSchema>;
