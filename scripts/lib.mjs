@@ -187,5 +187,5 @@ export function ensureChromium() {
  */
 export function ensureGemPeerVenv() {
   const req = join(root, 'scripts/peer-requirements/gem.txt');
-  return ensureVenv(join(root, 'core/bench/.venv-gem'), [['-r', req]], [req]);
+  return ensureVenv(join(root, 'core/bench/.venv-gem'), [['-r', req]], [req], { uv: true });
 }

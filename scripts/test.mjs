@@ -1,17 +1,21 @@
 // `npm test`: installs what is missing, then runs every TypeScript and Python test suite.
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { adapterDirs, adapterInstallSteps, ensureChromium, ensureNodeModules, ensureRootVenv, ensureSandbox, ensureVenv, root, run } from './lib.mjs';
+import { adapterDirs, adapterInstallSteps, ensureChromium, ensureGemPeerVenv, ensureNodeModules, ensureRootVenv, ensureSandbox, ensureVenv, root, run } from './lib.mjs';
 
 ensureNodeModules();
 ensureSandbox();
 ensureChromium();
 // Before vitest: the TypeScript suites drive Python too (reasoning-gym worker, math-verify fixtures).
 const py = ensureRootVenv({ extras: 'all' }); // the benchmark and demo tests need their stacks too
+ensureGemPeerVenv(); // GEM itself: the drop-in test runs the same user file on GEM and on gem_ts
 const failures = [];
 
 console.log('\n━━ TypeScript: ESLint (core/eslint.config.js) ━━');
 if (run('npx', ['eslint', 'src', 'test', 'bench'], { cwd: join(root, 'core') }) !== 0) failures.push('eslint');
+
+console.log('\n━━ TypeScript: tsc --noEmit ━━');
+if (run('npx', ['tsc', '--noEmit', '-p', '.'], { cwd: join(root, 'core') }) !== 0) failures.push('tsc');
 
 console.log('\n━━ TypeScript (vitest) ━━');
 if (run('npx', ['vitest', 'run'], { cwd: join(root, 'core') }) !== 0) failures.push('vitest');

@@ -24,8 +24,9 @@ const packr = new Packr({
   mapsAsObjects: true,
   int64AsType: 'number',
   variableMapSize: true,
-  skipValues: [undefined],
   encodeUndefinedAsNil: true,
+  // In msgpackr since 1.10 but missing from its Options type.
+  ...{ skipValues: [undefined] },
 });
 
 export function packHeader(header: unknown): Buffer {
