@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import weakref
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
@@ -69,15 +70,36 @@ class EnvLeases:
 _per_loop: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Future]" = weakref.WeakKeyDictionary()
 
 
-async def leases_for_loop(endpoint: Optional[str] = None, block_size: int = 64, tokenizer: Any = None) -> EnvLeases:
-    """The `EnvLeases` of the running event loop, connecting on first use (GEM_TS_ENDPOINT, or a
-    local server when unset). A trainer worker keeps one loop, so this is one client per worker."""
+#: The name of a `gem_ts.ray.EnvServerPool` whose node-local server the trainer's workers use.
+RAY_POOL_VAR = "GEM_TS_RAY_POOL"
+
+
+def node_local_server(pool_name: str) -> Tuple[str, str]:
+    """`(endpoint, token)` of `pool_name`'s server on this Ray node (another live one if it has none)."""
+    from gem_ts.ray import EnvServerPool
+
+    pool = EnvServerPool.get(pool_name)
+    return str(pool.pick()["endpoint"]), pool.token
+
+
+async def leases_for_loop(
+    endpoint: Optional[str] = None, block_size: int = 64, tokenizer: Any = None, *, ray_pool: Optional[str] = None
+) -> EnvLeases:
+    """The `EnvLeases` of the running event loop, connecting on first use: to `endpoint`, else to the
+    node-local server of the Ray pool `ray_pool` (or GEM_TS_RAY_POOL), else GEM_TS_ENDPOINT, else a
+    local server. A trainer worker keeps one loop, so this is one client per worker."""
+    if ray_pool and endpoint:
+        raise ValueError(f"give either endpoint ({endpoint}) or ray_pool ({ray_pool}), not both")
     loop = asyncio.get_running_loop()
     fut = _per_loop.get(loop)
     if fut is None:
         fut = _per_loop[loop] = loop.create_future()
         try:
-            client = await gem_ts.aio.connect(endpoint)
+            token = None
+            pool_name = ray_pool or (None if endpoint else os.environ.get(RAY_POOL_VAR))
+            if pool_name:
+                endpoint, token = await loop.run_in_executor(None, node_local_server, pool_name)
+            client = await gem_ts.aio.connect(endpoint, token=token)
         except BaseException as err:
             _per_loop.pop(loop, None)
             fut.set_exception(err)

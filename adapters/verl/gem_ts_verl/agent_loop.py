@@ -9,7 +9,6 @@ summed reward is `reward_score` (verl puts it on the last response token); per-t
 """
 from __future__ import annotations
 
-import os
 from typing import Any, Dict, List, Optional
 from uuid import uuid4
 
@@ -19,16 +18,6 @@ from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopOutp
 from verl.utils.profiler import simple_timer
 
 from .data import ROW_KEY
-
-
-def node_local_endpoint(pool_name: str) -> str:
-    """The endpoint of `pool_name`'s server on this Ray node (another live one if it has none). The
-    pool's token goes to GEM_TS_TOKEN, which the worker's gem_ts client presents in its hello."""
-    from gem_ts.ray import EnvServerPool
-
-    pool = EnvServerPool.get(pool_name)
-    os.environ["GEM_TS_TOKEN"] = pool.token
-    return str(pool.pick()["endpoint"])
 
 
 class GemTsAgentLoop(AgentLoopBase):
@@ -51,7 +40,7 @@ class GemTsAgentLoop(AgentLoopBase):
             raise ValueError(f"max_turns must be >= 1, got {max_turns}")
         if ray_pool and endpoint:
             raise ValueError(f"give either endpoint ({endpoint}) or ray_pool ({ray_pool}), not both")
-        self.endpoint = node_local_endpoint(ray_pool) if ray_pool else endpoint
+        self.endpoint, self.ray_pool = endpoint, ray_pool
         self.max_turns = max_turns
         self.block_size = block_size
         self.response_length = self.rollout_config.response_length
@@ -64,7 +53,7 @@ class GemTsAgentLoop(AgentLoopBase):
                 "write the prompt rows with gem_ts_verl.write_prompt_rows"
             )
         row = EnvRow.from_value(extra_info[ROW_KEY])
-        leases = await leases_for_loop(self.endpoint, self.block_size, self.tokenizer)
+        leases = await leases_for_loop(self.endpoint, self.block_size, self.tokenizer, ray_pool=self.ray_pool)
         episode, observation = await Episode.start(row, leases)
         # System messages of the dataset row stay in front; the env supplies the user turn.
         messages: List[Dict[str, Any]] = [m for m in kwargs.get("raw_prompt", []) if m.get("role") == "system"]
