@@ -186,13 +186,15 @@ def test_autoreset_mode_gives_new_episodes_on_live_servers_in_the_same_step(pool
 
 def test_removed_node_leaves_the_pool_and_its_envs_are_lost(cluster: Tuple[Cluster, List[Any]], pool: EnvServerPool) -> None:
     c, workers = cluster
-    pool.wait_ready(count=3, timeout=90)
-    node = workers[-1]
+    live = {s["node_id"]: s["endpoint"] for s in pool.wait_ready(count=3, timeout=90)}
+    # A worker node (not the head, which runs this test) whose server is up now.
+    node = next((w for w in reversed(workers) if w.node_id in live), None)
+    assert node is not None, f"no worker node has a live server: {pool.servers(alive_only=False)}"
     node_id = node.node_id
     with pool.make_vec(EASY, num_envs=6) as sharded:
         sharded.reset(seed=4)
-        held = [g for g, e in enumerate(sharded.servers) if e == next(s["endpoint"] for s in pool.servers() if s["node_id"] == node_id)]
-        assert held
+        held = [g for g, e in enumerate(sharded.servers) if e == live[node_id]]
+        assert held, (sharded.servers, live)
         removed_at = time.monotonic()
         c.remove_node(node)
         _wait(lambda: node_id not in {s["node_id"] for s in pool.servers()}, 60, "the pool to drop the removed node's server")
