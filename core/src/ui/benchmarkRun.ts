@@ -1,6 +1,7 @@
 /**
  * A benchmark result file (docs/results/benchmark_algorithms.json and what `npm run bench` writes):
- * per task, per algorithm, a learning curve of evaluation points. Read leniently: any list of
+ * per task, per algorithm, a learning curve of evaluation points; or, in the seeded layout, per task
+ * `seeds: {<seed>: {algorithms, random_action, warm_start}}`, one curve per algorithm and seed. Read leniently: any list of
  * objects with a numeric `iter` under an algorithm is a curve, and a list of per-seed results that
  * each hold such a curve gives one curve per seed; unknown fields are ignored, and a file that has
  * no curves at all gets a notice instead of a chart.
@@ -44,9 +45,19 @@ function curvesOf(algorithm: string, a: unknown): Curve[] {
   return [];
 }
 
-/** True when `v` looks like a benchmark result (a `tasks` object whose entries have `algorithms`). */
+/** The per-seed parts of a task in the seeded layout (empty for the flat one). */
+function seedsOf(t: Obj): [string, Obj][] {
+  return isObj(t.seeds) ? Object.entries(t.seeds).filter((e): e is [string, Obj] => isObj(e[1]) && isObj(e[1].algorithms)) : [];
+}
+
+/** True when `v` looks like a benchmark result: a `tasks` object whose entries have `algorithms`, or
+ * `seeds` that have them. */
 export function looksLikeBenchmark(v: unknown): boolean {
-  return isObj(v) && isObj(v.tasks) && Object.values(v.tasks).some((t) => isObj(t) && isObj(t.algorithms));
+  return (
+    isObj(v) &&
+    isObj(v.tasks) &&
+    Object.values(v.tasks).some((t) => isObj(t) && (isObj(t.algorithms) || isObj(t.seeds)))
+  );
 }
 
 export function parseBenchmark(v: unknown): BenchmarkRun {
@@ -54,14 +65,21 @@ export function parseBenchmark(v: unknown): BenchmarkRun {
   const tasks: BenchmarkTask[] = [];
   const root = isObj(v) ? v : {};
   for (const [name, t] of Object.entries(isObj(root.tasks) ? root.tasks : {})) {
-    if (!isObj(t) || !isObj(t.algorithms)) continue;
-    const curves = Object.entries(t.algorithms).flatMap(([algo, a]) => curvesOf(algo, a));
+    if (!isObj(t) || !(isObj(t.algorithms) || isObj(t.seeds))) continue;
+    const seeds = seedsOf(t);
+    const curves = isObj(t.algorithms)
+      ? Object.entries(t.algorithms).flatMap(([algo, a]) => curvesOf(algo, a))
+      : seeds.flatMap(([seed, run]) =>
+          Object.entries(run.algorithms as Obj).flatMap(([algo, a]) => curvesOf(algo, a).map((c) => ({ ...c, seed: c.seed ?? seed }))),
+        );
     const metrics = [...new Set(curves.flatMap((c) => c.points.flatMap((p) => Object.keys(p))))].filter(
       (k) => !['iter', 'env_steps', 'seconds'].includes(k),
     );
+    // Baselines: the task's own, or in the seeded layout the first seed's (each seed has its own warm start).
+    const holder = isObj(t.algorithms) ? t : (seeds[0]?.[1] ?? {});
     const baselines = (['random_action', 'warm_start'] as const)
-      .filter((k) => isObj(t[k]))
-      .map((k) => ({ label: k.replace('_', ' '), values: numericFields(t[k]) }));
+      .filter((k) => isObj(holder[k]))
+      .map((k) => ({ label: `${k.replace('_', ' ')}${holder === t ? '' : ` (seed ${seeds[0][0]})`}`, values: numericFields(holder[k]) }));
     if (!curves.length) notices.push({ level: 'warning', message: `Task '${name}' has no learning curves this viewer can read.` });
     tasks.push({
       name,

@@ -15,7 +15,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startUiServer, type UiServer } from '../../src/ui/uiServer.ts';
 import { binarySearchGuess, binarySearchPolicy, startMockServer, type MockServer } from '../eval/mockChatServer.ts';
-import { makeSampleRuns } from './sampleRuns.ts';
+import { committedBenchmarkCurves, makeSampleRuns } from './sampleRuns.ts';
 
 const CHROMIUM = process.env.GEM_TS_CHROMIUM ?? '/usr/bin/chromium';
 const skip = process.env.GEM_TS_SKIP_BROWSER_TESTS === '1';
@@ -178,8 +178,13 @@ describe.skipIf(skip)('gem-ts ui in Chromium', () => {
   it('Runs: a benchmark result shows its learning curves', async () => {
     await go('/run/benchmark_algorithms');
     await page.locator('svg.chart').first().waitFor();
-    expect(await page.locator('section.task').count()).toBe(2);
-    expect(await page.locator('section.task[data-task=game] polyline.series').count()).toBe(4);
+    const want = committedBenchmarkCurves();
+    expect(await page.locator('section.task').count()).toBe(want.tasks.length);
+    const ran = want.tasks.find((t) => want.curves[t] > 0)!;
+    // One mean line per algorithm, and one faint line per seed under it.
+    const chart = page.locator(`section.task[data-task=${ran}] svg.chart`).first();
+    expect(await chart.locator('polyline.series').count()).toBe(want.algorithms[ran].length);
+    expect(await chart.locator('polyline:not(.series)').count()).toBe(want.curves[ran]);
     await shot('benchmark');
   });
 

@@ -4,6 +4,7 @@
  * model halves GuessTheNumber's range; the "linear" one counts up from 1, so the two diverge.
  * Sudoku, Minesweeper and Wordle give the episode view boards to draw.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { evaluate } from '../../src/eval/evaluator.ts';
 import { binarySearchPolicy, startMockServer, type Message, type Policy } from '../eval/mockChatServer.ts';
@@ -38,4 +39,21 @@ export async function makeSampleRuns(dir: string, episodes = 3): Promise<{ searc
     }
   }
   return out;
+}
+
+/** The committed benchmark result the UI tests open, and what a reader should find in it (derived from
+ * the file, so a new benchmark run committed there does not break the tests). */
+export const COMMITTED_BENCHMARK = new URL('../../../docs/results/benchmark_algorithms.json', import.meta.url);
+
+export function committedBenchmarkCurves(): { tasks: string[]; curves: Record<string, number>; algorithms: Record<string, string[]> } {
+  const raw = JSON.parse(readFileSync(COMMITTED_BENCHMARK, 'utf8')) as { tasks: Record<string, any> };
+  const curves: Record<string, number> = {};
+  const algorithms: Record<string, string[]> = {};
+  for (const [name, task] of Object.entries(raw.tasks)) {
+    const runs = task.algorithms ? [task] : Object.values(task.seeds ?? {});
+    const algos = runs.flatMap((r: any) => Object.keys(r?.algorithms ?? {}));
+    curves[name] = algos.length;
+    algorithms[name] = [...new Set(algos)];
+  }
+  return { tasks: Object.keys(raw.tasks), curves, algorithms };
 }
