@@ -177,6 +177,13 @@ class LocalServer:
         t.join(timeout)
         if not result:
             code = self.proc.poll()
+            if code is None and not t.is_alive():
+                # stdout ended before an endpoint: the process is exiting; wait for its code (it can
+                # lag the end of the pipe, and was taken for a silent 60 s wait under load).
+                try:
+                    code = self.proc.wait(2.0)
+                except subprocess.TimeoutExpired:
+                    pass
             self.stop()
             self._stderr_pump.join(1.0)  # the reason it gave, when it exited
             why = f"it exited with code {code}" if code is not None else f"no endpoint within {timeout:.0f} s"
