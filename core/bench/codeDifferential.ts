@@ -22,7 +22,7 @@ import { closeSharedSandbox } from '../src/tools/python/sandbox.ts';
 import { generateCodeCorpus, type CodeProblem, type CodeReply } from './codeDifferential/corpus.ts';
 import { CODE_DELIBERATE_DIFFERENCES, LOAD_DEPENDENT } from './codeDifferential/deliberate.ts';
 import { gemTsGrader, type OurVerdict } from './codeDifferential/gradeOurs.ts';
-import { gemPeerPython } from './codeDifferential/gemPeer.ts';
+import { gemPeerPython } from './gemPeer.ts';
 import { fixtureJson, fixtureSubset, replyDigest } from './codeDifferential/fixture.ts';
 
 const { values: args } = parseArgs({

@@ -19,6 +19,7 @@ import { parseArgs } from 'node:util';
 import type { MultiBoxRule } from '../src/data/graders/math/mathGrader.ts';
 import { generateCorpus, gradeCase, type DifferentialCase } from './mathDifferential/corpus.ts';
 import { deliberateDifference } from './mathDifferential/deliberate.ts';
+import { gemPeerPython } from './gemPeer.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -32,7 +33,6 @@ const { values: args } = parseArgs({
 });
 
 const PEER = fileURLToPath(new URL('./mathDifferential/peer.py', import.meta.url));
-const GEM_VENV_PYTHON = fileURLToPath(new URL('./.venv-gem/bin/python', import.meta.url));
 
 interface PeerVerdict {
   id: number;
@@ -43,16 +43,6 @@ interface PeerTiming {
   cases: number;
   math_verify_seconds: number;
   gem_seconds: number;
-}
-
-async function peerPython(): Promise<string> {
-  if (process.env.GEM_PEER_PYTHON) return process.env.GEM_PEER_PYTHON;
-  if (!existsSync(GEM_VENV_PYTHON)) {
-    // Builds core/bench/.venv-gem (gem-llm 0.1.0, pylatexenc, math-verify 0.9.0) on first use.
-    const lib = (await import(fileURLToPath(new URL('../../scripts/lib.mjs', import.meta.url)))) as { ensureGemPeerVenv: () => string };
-    return lib.ensureGemPeerVenv();
-  }
-  return GEM_VENV_PYTHON;
 }
 
 const caseKey = (c: { gold: string; response: string }) => `${c.gold}\u0000${c.response}`;
@@ -82,7 +72,7 @@ async function gradeWithPeers(cases: DifferentialCase[]): Promise<{ verdicts: Ma
   const missing = cases.filter((c) => !cached.has(caseKey(c)));
   let timing: PeerTiming = { cases: 0, math_verify_seconds: 0, gem_seconds: 0 };
   if (missing.length) {
-    const run = runPeer(await peerPython(), missing);
+    const run = runPeer(await gemPeerPython(), missing);
     timing = run.timing;
     const byId = new Map(missing.map((c) => [c.id, c]));
     const fresh = run.verdicts.map((v) => ({ gold: byId.get(v.id)!.gold, response: byId.get(v.id)!.response, math_verify: v.math_verify, gem: v.gem }));

@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { generateQaCorpus } from './qaDifferential/corpus.ts';
 import { QA_DELIBERATE_DIFFERENCES } from './qaDifferential/deliberate.ts';
-import { gemPeerPython } from './codeDifferential/gemPeer.ts';
+import { gemPeerPython } from './gemPeer.ts';
 import { fixtureJson } from './codeDifferential/fixture.ts';
 import { gradeQaWithGemTs, qaCaseDigest } from './qaDifferential/gradeOurs.ts';
 
