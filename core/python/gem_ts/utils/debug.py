@@ -42,21 +42,30 @@ def _print_step(count: int, shown: Dict[str, Any], terminated: Any, truncated: A
     print(_RULE)
 
 
-def run_and_print_episode(env: Any, policy: Callable[[Any], Any], ignore_done: bool = False, max_steps: float = 1e9) -> None:
-    """Resets ``env`` and steps it with ``policy(obs)`` until every env is done (or ``max_steps``),
-    printing observation, action and reward of each step."""
+Shown = Callable[[Any, Any, Any], Dict[str, Any]]
+
+
+def _run_printing(env: Any, choose: Callable[[Any], Any], shown: Shown, ignore_done: bool, max_steps: float) -> None:
+    """The loop both sync printers share: ``choose(obs)`` is what to step with, ``shown(obs, action,
+    next_obs)`` what to print before the reward."""
     start = time.time()
     obs, _ = env.reset()
     count = 0
     while True:
         count += 1
-        action = policy(obs)
+        action = choose(obs)
         next_obs, reward, terminated, truncated, _ = env.step(action)
-        _print_step(count, {"observation": obs, "action": action, "reward": reward}, terminated, truncated)
+        _print_step(count, {**shown(obs, action, next_obs), "reward": reward}, terminated, truncated)
         obs = next_obs
         if (not ignore_done and _all_done(terminated, truncated)) or count >= max_steps:
             break
     print(f"----TIME: {time.time() - start:.2f} seconds")
+
+
+def run_and_print_episode(env: Any, policy: Callable[[Any], Any], ignore_done: bool = False, max_steps: float = 1e9) -> None:
+    """Resets ``env`` and steps it with ``policy(obs)`` until every env is done (or ``max_steps``),
+    printing observation, action and reward of each step."""
+    _run_printing(env, policy, lambda obs, action, _: {"observation": obs, "action": action}, ignore_done, max_steps)
 
 
 def run_and_print_episode_with_selective_step(
@@ -65,21 +74,15 @@ def run_and_print_episode_with_selective_step(
     """Like :func:`run_and_print_episode` for a vector env, stepping a random non-empty half of the envs
     each time (a ``{index: action}`` dict), which exercises subset steps."""
     rng = np.random.default_rng(seed)
-    start = time.time()
-    obs, _ = env.reset()
-    count = 0
-    while True:
-        count += 1
+
+    def choose(obs: Any) -> Dict[int, Any]:
         actions = policy(obs)
         chosen: Dict[int, Any] = {}
         while not chosen:
             chosen = {i: a for i, a in enumerate(actions) if rng.random() > 0.5}
-        next_obs, reward, terminated, truncated, _ = env.step(chosen)
-        _print_step(count, {"action": chosen, "next_observation": next_obs, "reward": reward}, terminated, truncated)
-        obs = next_obs
-        if (not ignore_done and _all_done(terminated, truncated)) or count >= max_steps:
-            break
-    print(f"----TIME: {time.time() - start:.2f} seconds")
+        return chosen
+
+    _run_printing(env, choose, lambda _, action, next_obs: {"action": action, "next_observation": next_obs}, ignore_done, max_steps)
 
 
 async def run_and_print_episode_async(
