@@ -8,6 +8,7 @@ reward is the trajectory's reward_score. Extra arguments after `--` go to verl a
 
   python examples/train_verl.py --model Qwen/Qwen3-1.7B --gpus 8 -- trainer.total_epochs=3
   python examples/train_verl.py --dry-run     # CPU: verl's real AgentLoopWorker, scripted LLM server
+  python examples/train_verl.py --dry-run --batch-hook   # the same through the batch-level hook's worker
 
 Needs: pip install -e core/python -e adapters/kit -e adapters/verl (plus vllm or sglang on GPUs);
 `npm run setup -- --adapter verl` builds that venv in adapters/verl/.venv.
@@ -35,6 +36,7 @@ def parse_args(argv=None):
     p.add_argument("--endpoint", help="gem-ts server endpoint (default: $GEM_TS_ENDPOINT, else a local server per worker)")
     p.add_argument("--ray-pool", metavar="NAME", help="start gem_ts.ray.EnvServerPool NAME on the Ray cluster ($RAY_ADDRESS, else auto): each agent-loop worker plays on its own node's server")
     p.add_argument("--env-cpus", type=float, default=2, help="CPUs each node's gem-ts server reserves (with --ray-pool)")
+    p.add_argument("--batch-hook", action="store_true", help="verl's batch-level hook: each agent-loop worker resets and steps its whole chunk of the batch together, one gem-ts call per env config per turn (gem_ts_verl.batch.GemTsAgentLoopManager)")
     p.add_argument("--data-dir", default="runs/verl-data", help="where the parquet prompt rows go")
     p.add_argument("--gpus", type=int, default=8, help="GPUs per node")
     p.add_argument("--rollout", default="vllm", choices=["vllm", "sglang"], help="verl rollout backend")
@@ -57,6 +59,10 @@ def dry_run(args) -> int:
     from gem_ts_verl import AGENT_LOOP_CONFIG, write_prompt_rows
     from gem_ts_verl.testing import ScriptedServerManager, run_worker, verl_config, write_tiny_model_dir
 
+    worker_class = None
+    if args.batch_hook:
+        from gem_ts_verl.batch import GemTsBatchAgentLoopWorker as worker_class
+
     work = Path(tempfile.mkdtemp(prefix="gem-ts-verl-"))
     tokenizer = tiny_chat_tokenizer()
     model = write_tiny_model_dir(work / "model", tokenizer)
@@ -65,7 +71,7 @@ def dry_run(args) -> int:
 
     async def go():
         try:
-            return await run_worker(cfg, ScriptedServerManager(tokenizer, guesses([1, 2, 3, 4])))
+            return await run_worker(cfg, ScriptedServerManager(tokenizer, guesses([1, 2, 3, 4])), worker_class)
         finally:
             await close_loop_leases()
 
@@ -76,7 +82,9 @@ def dry_run(args) -> int:
     if env_steps < 1:
         print("dry run FAILED: the env was never stepped", file=sys.stderr)
         return 1
-    print(f"dry run ok: {len(scores)} episodes through verl's AgentLoopWorker, {env_steps} env steps, turns {turns}, rewards {scores}")
+    worker = "GemTsBatchAgentLoopWorker (lockstep)" if args.batch_hook else "AgentLoopWorker"
+    calls = f", gem-ts calls {out.meta_info['gem_ts_calls']}" if args.batch_hook else ""
+    print(f"dry run ok: {len(scores)} episodes through verl's {worker}, {env_steps} env steps, turns {turns}, rewards {scores}{calls}")
     return 0
 
 
@@ -114,6 +122,7 @@ def main(argv=None) -> int:
         "actor_rollout_ref.rollout.calculate_log_probs=True",
         f"actor_rollout_ref.rollout.agent.agent_loop_config_path={loops}",
         "actor_rollout_ref.rollout.agent.default_agent_loop=gem_ts",
+        *(["actor_rollout_ref.rollout.agent.agent_loop_manager_class=gem_ts_verl.batch.GemTsAgentLoopManager"] if args.batch_hook else []),
         f"trainer.n_gpus_per_node={args.gpus}",
         *args.overrides,
     ]

@@ -6,13 +6,17 @@ path as its own tool loop: the env's first observation becomes the user message,
 merged token-in/token-out, each observation is merged as a new user message (mask 0). The episode's
 summed reward is `reward_score` (verl puts it on the last response token); per-turn rewards go to
 `extra_fields["turn_scores"]`.
+
+Under verl's batch-level hook (`gem_ts_verl.batch.GemTsAgentLoopManager`) the same loop runs, but its
+episode is one of the worker's lockstep batch: reset with the whole batch, stepped with it.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Union
 from uuid import uuid4
 
 from gem_ts_adapter_kit import EnvRow
+from gem_ts_adapter_kit.lockstep import LockstepEpisode, current_batch
 from gem_ts_adapter_kit.sessions import Episode, leases_for_loop
 from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopOutput
 from verl.utils.profiler import simple_timer
@@ -54,7 +58,12 @@ class GemTsAgentLoop(AgentLoopBase):
             )
         row = EnvRow.from_value(extra_info[ROW_KEY])
         leases = await leases_for_loop(self.endpoint, self.block_size, self.tokenizer, ray_pool=self.ray_pool)
-        episode, observation = await Episode.start(row, leases)
+        lockstep = current_batch.get()  # set by GemTsBatchAgentLoopWorker (the batch-level hook)
+        episode: Union[Episode, LockstepEpisode]
+        if lockstep is not None:
+            episode, observation = await lockstep.start(row, leases.client)
+        else:
+            episode, observation = await Episode.start(row, leases)
         # System messages of the dataset row stay in front; the env supplies the user turn.
         messages: List[Dict[str, Any]] = [m for m in kwargs.get("raw_prompt", []) if m.get("role") == "system"]
         messages.append({"role": "user", "content": observation})
@@ -83,7 +92,7 @@ class GemTsAgentLoop(AgentLoopBase):
         )
         return output
 
-    async def _play(self, episode: Episode, messages, runtime_ids, sampling_params, metrics):
+    async def _play(self, episode: Union[Episode, LockstepEpisode], messages, runtime_ids, sampling_params, metrics):
         mask: List[int] = []
         logprobs: List[float] = []
         request_id = uuid4().hex  # one id for every turn: sticky routing reuses the prefix cache

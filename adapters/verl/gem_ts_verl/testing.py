@@ -68,13 +68,14 @@ def verl_config(
     return OmegaConf.merge(cfg, OmegaConf.from_dotlist(settings))
 
 
-async def run_worker(config: Any, server_manager: Any):
-    """One `generate_sequences` call of a real AgentLoopWorker over the whole training file."""
+async def run_worker(config: Any, server_manager: Any, worker_class: Any = None):
+    """One `generate_sequences` call of a real AgentLoopWorker (or `worker_class`, e.g. the batch
+    hook's GemTsBatchAgentLoopWorker) over the whole training file."""
     from verl.experimental.agent_loop.agent_loop import AgentLoopWorker
     from verl.protocol import DataProto
     from verl.utils.dataset.rl_dataset import RLHFDataset, collate_fn
 
-    worker = AgentLoopWorker(config, server_manager)
+    worker = (worker_class or AgentLoopWorker)(config, server_manager)
     dataset = RLHFDataset(config.data.train_files, worker.tokenizer, config.data)
     batch = DataProto.from_single_dict(collate_fn([dataset[i] for i in range(len(dataset))]))
     return await worker.generate_sequences(batch)

@@ -24,14 +24,15 @@ def tokenizer():
 def run(model_dir, tokenizer, tmp_path):
     """Runs a real AgentLoopWorker over `rows`; only the LLM server is scripted."""
 
-    def go(rows, *, response_length=512, agent_loop_config=AGENT_LOOP_CONFIG, replies=REPLIES, system_prompt=None):
+    def go(rows, *, response_length=512, agent_loop_config=AGENT_LOOP_CONFIG, replies=REPLIES, system_prompt=None,
+           worker_class=None, server=None):
         train = write_prompt_rows(tmp_path / "train.parquet", rows, system_prompt=system_prompt)
         cfg = verl_config(model_dir, train, agent_loop_config, response_length=response_length)
-        server = ScriptedServerManager(tokenizer, replies)
+        server = server or ScriptedServerManager(tokenizer, replies)
 
         async def main():
             try:
-                return await run_worker(cfg, server)
+                return await run_worker(cfg, server, worker_class)
             finally:
                 await close_loop_leases()
 

@@ -4,3 +4,19 @@ is asserted, so a dry run that never reaches the env fails."""
 from gem_ts_adapter_kit.testing import example_checks
 
 test_help_documents_the_example, test_dry_run = example_checks("verl")
+
+
+def test_dry_run_through_the_batch_hook(capsys):
+    import re
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "examples"))
+    import train_verl
+
+    assert train_verl.main(["--dry-run", "--batch-hook"]) == 0
+    out = capsys.readouterr().out
+    assert "GemTsBatchAgentLoopWorker (lockstep)" in out
+    turns = [int(t) for t in re.search(r"turns \[([\d, ]+)\]", out).group(1).split(",")]
+    calls = int(re.search(r"'step': (\d+)", out).group(1))
+    assert len(turns) == 2 and calls == max(turns) < sum(turns)  # two episodes, stepped together
