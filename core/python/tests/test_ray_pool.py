@@ -235,3 +235,39 @@ def test_bad_sharding_arguments_are_refused_before_anything_is_made() -> None:
         ShardedVectorEnv(None, EASY, 4, on_lost="replay")
     with pytest.raises(ValueError, match="num_envs"):
         ShardedVectorEnv(None, EASY, 0)
+
+
+def test_strict_spread_reserves_one_bundle_per_node_or_refuses_clearly(cluster: Tuple[Cluster, List[Any]]) -> None:
+    """Runs after the shared pool is gone (file order), so the nodes' CPUs are free for the group."""
+    from ray.util.placement_group import placement_group_table
+
+    alive = [n["NodeID"] for n in ray.nodes() if n["Alive"]]
+    too_many = len(alive) + 1
+    with pytest.raises(RuntimeError, match=f"STRICT_SPREAD group of {too_many} bundles"):
+        EnvServerPool("spread-too-big", num_cpus=1, placement="strict_spread", count=too_many, placement_timeout_s=3)
+    with pytest.raises(ValueError, match="placement must be"):
+        EnvServerPool("spread-bad", placement="spread")
+
+    pool = EnvServerPool("spread", num_cpus=1, placement="strict_spread", count=2, server_args=["--idle-timeout-ms", "120000"])
+    try:
+        live = pool.wait_ready(count=2, timeout=120)
+        assert len({s["node_id"] for s in live}) == 2  # each server on its own node
+        groups = [g for g in placement_group_table().values() if g["name"] == "gem_ts_pool:spread"]
+        assert [g["strategy"] for g in groups] == ["STRICT_SPREAD"] and groups[0]["state"] == "CREATED"
+        assert set(groups[0]["bundles_to_node_id"].values()) == {s["node_id"] for s in live}
+        played = []
+        for s in live:  # each server plays; the same seed and move give the same result on both
+            with gem_ts.Client(s["endpoint"], token=pool.token, heartbeat=False) as c:
+                env = gem_ts.make(EASY, client=c)
+                first, _ = env.reset(seed=1)
+                played.append((first, *env.step(GUESS)[:3]))
+        assert played[0] == played[1] and "guess" in played[0][0].lower()
+        with pytest.raises(ValueError, match="fixed bundles"):
+            pool.add_nodes()
+    finally:
+        pool.shutdown()
+    _wait(
+        lambda: all(g["state"] == "REMOVED" for g in placement_group_table().values() if g["name"] == "gem_ts_pool:spread"),
+        30,
+        "the pool's placement group to be removed",
+    )

@@ -19,7 +19,8 @@ import time
 from typing import Any, Dict, List, Optional, Sequence, Union
 
 import ray
-from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+from ray.util.placement_group import placement_group, placement_group_table, remove_placement_group
+from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy, PlacementGroupSchedulingStrategy
 
 from ..client import Client
 from .server_actor import EnvServer
@@ -52,8 +53,12 @@ class _Registry:
         server_args: Sequence[str],
         runtime_env: Optional[Dict[str, Any]],
         health_interval_s: float,
+        placement_group: Any = None,
     ):
         self.name = name
+        # STRICT_SPREAD pools: node id -> its bundle of the group (reserved, one node each).
+        self.placement_group = placement_group
+        self.bundles: Dict[str, int] = _bundle_nodes(placement_group) if placement_group is not None else {}
         self.token = token
         self.num_cpus = num_cpus
         self.resources = resources
@@ -70,10 +75,14 @@ class _Registry:
         threading.Thread(target=self._health_loop, name="gem_ts-pool-health", daemon=True).start()
 
     def _place(self, node_id: str) -> None:
+        if self.placement_group is not None:
+            strategy: Any = PlacementGroupSchedulingStrategy(self.placement_group, placement_group_bundle_index=self.bundles[node_id])
+        else:
+            strategy = NodeAffinitySchedulingStrategy(node_id, soft=False)
         actor_cls = ray.remote(EnvServer).options(
             num_cpus=self.num_cpus,
             resources=self.resources or None,
-            scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
+            scheduling_strategy=strategy,
             max_restarts=0,  # the actor restarts its Node process; a lost actor is the node's loss
             max_concurrency=4,
             runtime_env=self.runtime_env,
@@ -135,6 +144,11 @@ class _Registry:
 
     def add_nodes(self, nodes: List[str]) -> List[str]:
         """Places a server on each of ``nodes`` that has no live one; returns those placed."""
+        if self.placement_group is not None:
+            raise ValueError(
+                f"gem-ts pool {self.name!r} lives in a STRICT_SPREAD placement group of fixed bundles; "
+                "shut it down and start it again to change its size"
+            )
         placed = []
         for node in nodes:
             with self._lock:
@@ -157,6 +171,13 @@ class _Registry:
             except Exception:  # noqa: BLE001  (already gone)
                 pass
             ray.kill(a)
+        if self.placement_group is not None:
+            remove_placement_group(self.placement_group)
+
+
+def _bundle_nodes(group: Any) -> Dict[str, int]:
+    """node id -> bundle index of a ready placement group (STRICT_SPREAD: one bundle per node)."""
+    return {str(node): int(i) for i, node in placement_group_table(group)["bundles_to_node_id"].items()}
 
 
 def _alive_nodes(num_cpus: float) -> List[str]:
@@ -168,9 +189,12 @@ class EnvServerPool:
 
     ``EnvServerPool("envs", num_cpus=1)`` starts one server on every live node with that many CPUs
     free (or on ``nodes``); ``EnvServerPool.get("envs")`` finds it from any worker of the cluster.
-    ``server_args`` are extra ``gem-ts serve`` flags (limits, idle timeout). ``runtime_env`` is given to
-    the server actors: where gem-ts is not installed on the nodes, ship it, e.g.
-    ``{"pip": ["/shared/gem_ts-0.1.0-py3-none-manylinux_x86_64.whl"]}``.
+    ``placement="strict_spread"`` instead reserves ``count`` bundles (default: one per live node) in a
+    STRICT_SPREAD placement group: all or nothing, each on its own node, freed with the pool; its size is
+    fixed (``add_nodes`` refuses). ``server_args`` are extra ``gem-ts serve`` flags (limits, idle
+    timeout). ``runtime_env`` is given to the server actors: where gem-ts is not installed on the
+    nodes, ship it, e.g.
+    ``{"pip": ["/shared/gem_ts-0.1.0-py3-none-linux_x86_64.whl"]}``.
     """
 
     def __init__(
@@ -184,6 +208,9 @@ class EnvServerPool:
         runtime_env: Optional[Dict[str, Any]] = None,
         health_interval_s: float = DEFAULT_HEALTH_INTERVAL_S,
         token: Optional[str] = None,
+        placement: str = "node_affinity",
+        count: Optional[int] = None,
+        placement_timeout_s: float = 60.0,
         _registry: Any = None,
     ):
         self.name = name
@@ -193,7 +220,18 @@ class EnvServerPool:
             return
         if not ray.is_initialized():
             raise RuntimeError("EnvServerPool needs a Ray cluster: call ray.init() first")
-        chosen = list(nodes) if nodes is not None else _alive_nodes(num_cpus)
+        group = None
+        if placement == "strict_spread":
+            if nodes is not None:
+                raise ValueError("give either nodes (node affinity) or placement='strict_spread' (Ray picks the nodes), not both")
+            group = _spread_group(name, count or len(_alive_nodes(num_cpus)), num_cpus, resources, placement_timeout_s)
+            chosen = list(_bundle_nodes(group))
+        elif placement == "node_affinity":
+            if count is not None:
+                raise ValueError("count is for placement='strict_spread'; with node affinity, pass nodes (default: every live node)")
+            chosen = list(nodes) if nodes is not None else _alive_nodes(num_cpus)
+        else:
+            raise ValueError(f"placement must be 'node_affinity' or 'strict_spread', got {placement!r}")
         if not chosen:
             raise RuntimeError(f"no live Ray node has {num_cpus} CPU(s) for a gem-ts server")
         self._token = token or secrets.token_urlsafe(24)
@@ -206,8 +244,9 @@ class EnvServerPool:
                 num_cpus=0,
                 max_concurrency=16,
                 scheduling_strategy=NodeAffinitySchedulingStrategy(here, soft=True) if here else None,
+                runtime_env=runtime_env,  # the registry runs gem_ts code too
             )
-            .remote(name, self._token, chosen, num_cpus, dict(resources or {}), list(server_args), runtime_env, health_interval_s)
+            .remote(name, self._token, chosen, num_cpus, dict(resources or {}), list(server_args), runtime_env, health_interval_s, group)
         )
 
     @classmethod
@@ -307,6 +346,23 @@ def connect(pool: Union[str, EnvServerPool] = "default", node_id: Optional[str] 
 
     p = EnvServerPool.get(pool) if isinstance(pool, str) else pool
     return connect_default(p.pick(node_id)["endpoint"], token=p.token, **kwargs)
+
+
+def _spread_group(name: str, count: int, num_cpus: float, resources: Optional[Dict[str, float]], timeout_s: float) -> Any:
+    """A ready STRICT_SPREAD placement group of ``count`` bundles (one node each), or a clear error."""
+    if count < 1:
+        raise ValueError(f"count must be >= 1, got {count}")
+    bundle = {"CPU": num_cpus, **(resources or {})}
+    group = placement_group([dict(bundle) for _ in range(count)], strategy="STRICT_SPREAD", name=f"gem_ts_pool:{name}")
+    try:
+        ray.get(group.ready(), timeout=timeout_s)
+    except ray.exceptions.GetTimeoutError:
+        remove_placement_group(group)
+        raise RuntimeError(
+            f"gem-ts pool {name!r}: a STRICT_SPREAD group of {count} bundles {bundle} (each on its own node) "
+            f"was not placed within {timeout_s:.0f} s; the cluster has {len(_alive_nodes(0))} live node(s)"
+        ) from None
+    return group
 
 
 def _rebuild(name: str, registry: Any, token: Optional[str]) -> EnvServerPool:

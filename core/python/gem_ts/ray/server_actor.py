@@ -96,6 +96,9 @@ class EnvServer:
                 "actor_pid": os.getpid(),
                 "alive": srv.alive(),
                 "restarts": list(self.restarts),
+                # Which install runs here: the wheel shipped by a runtime env, a site install, a checkout.
+                "package": os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                "server_command": [str(a) for a in srv.proc.args] if isinstance(srv.proc.args, (list, tuple)) else [str(srv.proc.args)],
             }
 
     def health(self, timeout: float = 2.0) -> Dict[str, Any]:
