@@ -4,6 +4,9 @@ helpers to start extra servers with their own limits."""
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+from pathlib import Path
 from typing import Iterator
 
 import pytest
@@ -57,3 +60,17 @@ def fresh_client(server: LocalServer) -> Iterator[Client]:
 
 def repo_root() -> str:
     return os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+
+
+@pytest.fixture(scope="session")
+def wheel() -> Path:
+    """The gem-ts wheel, built by scripts/build-packages.mjs (once per test session)."""
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("building the wheel needs Node (npm test installs it)")
+    root = Path(__file__).resolve().parents[3]
+    r = subprocess.run([node, str(root / "scripts" / "build-packages.mjs")], cwd=root, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    whl = next(line.split()[1] for line in r.stdout.splitlines() if line.startswith("✓ ") and line.split()[1].endswith(".whl"))
+    return Path(whl)

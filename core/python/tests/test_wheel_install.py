@@ -31,19 +31,6 @@ def _scratch_parent() -> str | None:
 
 
 @pytest.fixture(scope="module")
-def wheel() -> Path:
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("building the wheel needs Node (npm test installs it)")
-    r = subprocess.run(
-        [node, str(ROOT / "scripts" / "build-packages.mjs")], cwd=ROOT, capture_output=True, text=True, timeout=600
-    )
-    assert r.returncode == 0, r.stdout + r.stderr
-    whl = next(line.split()[1] for line in r.stdout.splitlines() if line.startswith("✓ ") and line.split()[1].endswith(".whl"))
-    return Path(whl)
-
-
-@pytest.fixture(scope="module")
 def user_env(wheel: Path) -> Iterator[Dict[str, object]]:
     """A fresh venv in an empty folder with the wheel installed, and the environment a user runs in:
     PATH is the venv's bin plus bubblewrap (for the sandbox), so there is no system node and no
