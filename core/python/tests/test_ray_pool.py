@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import signal
 import time
-from typing import Any, Dict, Iterator, List, Tuple
+from typing import Any, Dict, Iterator, List, Sequence, Tuple
 
 import pytest
 import ray
@@ -271,3 +271,25 @@ def test_strict_spread_reserves_one_bundle_per_node_or_refuses_clearly(cluster: 
         30,
         "the pool's placement group to be removed",
     )
+
+
+def test_a_listed_server_that_cannot_be_reached_is_left_out_of_a_new_sharded_env(server: Any) -> None:
+    """The table can name a server that died after it was read: make_vec splits over the others."""
+    from gem_ts.ray import ShardedVectorEnv
+
+    class TablePool:
+        name, token = "table", None
+        table = [{"node_id": "gone", "endpoint": "tcp://127.0.0.1:9", "alive": True},
+                 {"node_id": "here", "endpoint": server.endpoint, "alive": True}]
+
+        def servers(self) -> List[Dict[str, Any]]:
+            return list(self.table)
+
+        def pick(self, exclude: Sequence[str] = ()) -> Dict[str, Any]:
+            return next(s for s in self.table if s["endpoint"] not in exclude)  # the dead one first
+
+    with ShardedVectorEnv(TablePool(), EASY, 4, client_kwargs={"liveness_timeout": 1.0}) as sharded:
+        assert [sh.server["node_id"] for sh in sharded.shards] == ["here"]
+        assert [x["endpoint"] for x in sharded.lost_log] == ["tcp://127.0.0.1:9"]
+        obs, _ = sharded.reset(seed=3)
+        assert len(obs) == 4

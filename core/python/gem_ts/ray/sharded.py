@@ -87,13 +87,26 @@ class ShardedVectorEnv:
         self.client_kwargs = dict(client_kwargs or {})
         self._clients: Dict[Tuple[str, str], Client] = {}
         self.lost_log: List[Dict[str, Any]] = []  # (time, indices, endpoint, why): failover accounting
-        servers = self._ordered_servers()
-        count = min(shards or len(servers), len(servers), num_envs)
         self.shards: List[_Shard] = []
-        start = 0
-        for server, size in zip(servers[:count], _split(num_envs, count)):
-            self.shards.append(self._open(server, list(range(start, start + size))))
-            start += size
+        servers = self._ordered_servers()
+        while not self.shards:
+            count = min(shards or len(servers), len(servers), num_envs)
+            start = 0
+            for server, size in zip(servers[:count], _split(num_envs, count)):
+                try:
+                    self.shards.append(self._open(server, list(range(start, start + size))))
+                except ServerUnavailableError as err:
+                    # Listed alive but unreachable (it died after the table was read): split again
+                    # over the others rather than fail the whole vector env.
+                    self.lost_log.append({"t": time.time(), "indices": [], "endpoint": server["endpoint"], "why": str(err)})
+                    for shard in self.shards:
+                        shard.vec.close()
+                    self.shards = []
+                    servers = [x for x in servers if x["endpoint"] != server["endpoint"]]
+                    if not servers:
+                        raise
+                    break
+                start += size
         self._where: List[Tuple[int, int]] = []  # global index → (shard, local index)
         self._reindex()
         self._threads = ThreadPoolExecutor(max_workers=max(1, len(self.shards)), thread_name_prefix="gem_ts-shard")
