@@ -241,3 +241,17 @@ def test_model_flag_trains_a_hugging_face_model_from_a_local_path(tmp_path):
         curve = run["curve"]
         assert [p["iter"] for p in curve] == [0, 1]
         assert all(np.isfinite(p["return"]) for p in curve)
+
+
+@pytest.mark.timeout(600)
+def test_training_really_improves_the_policy_on_the_dense_task(tmp_path):
+    """A bounded check that learning happens, not just that the loop runs: 15 iterations of
+    REINFORCE on LampChain from a short warm start. Measured: return 1.03 -> 3.16 (random pressing
+    scores 1.22; the full run reaches 4.1 at iteration 15). ~30 s on 2 idle cores."""
+    results = bench.main(["--tasks", "dense", "--algos", "reinforce", "--seeds", "1", "--workers", "1", "--iters", "30",
+                          "--eval-every", "15", "--eval-episodes", "64", "--sft-steps", "150", "--quiet", "--out", str(tmp_path)])
+    curve = results["tasks"]["dense"]["seeds"]["0"]["algorithms"]["reinforce"]["curve"]
+    assert [p["iter"] for p in curve] == [0, 15]
+    start, end = curve[0], curve[-1]
+    assert end["return"] > start["return"] + 1.0 and end["return"] > 2.5, curve
+    assert end["success"] > start["success"] + 0.1, curve
