@@ -219,12 +219,13 @@ def plot_curves(results: dict, path: Path) -> None:
             if "random_action" in tr["summary"]["rows"]:
                 rnd = tr["summary"]["rows"]["random_action"]["final_" + metric]["mean"]
                 ax.axhline(rnd, ls=":", color="black", lw=1, label="random valid action")
-            ax.set_title(f"{key}: {tr['env_id']} (mean over seeds, 95% band; up to {n_seeds} seeds)", fontsize=9)
+            ax.set_title(f"{key}: {tr['env_id']}", fontsize=9)
             ax.set_xlabel("iteration")
             ax.set_ylabel("success rate" if metric == "success" else "mean episode return")
             ax.grid(alpha=0.3)
             if row == 0 and col == 0:
                 ax.legend(fontsize=8)
+    fig.suptitle(f"mean over seeds with 95% bootstrap band (up to {n_seeds} seeds per curve)", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
