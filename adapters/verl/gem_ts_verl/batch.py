@@ -36,9 +36,9 @@ class GemTsBatchAgentLoopWorker(AgentLoopWorker):
         rows = []
         for i in range(len(batch)):
             name = names[i] if names is not None else default
-            entry = _agent_loop_registry.get(name)
-            if entry is None or not issubclass(get_class(entry["_target_"]), GemTsAgentLoop):
-                continue
+            target = (_agent_loop_registry.get(name) or {}).get("_target_")
+            if not target or not issubclass(get_class(target), GemTsAgentLoop):
+                continue  # another agent's sample: verl runs it as usual
             info = infos[i] if infos is not None else None
             if not info or ROW_KEY not in info:
                 raise ValueError(

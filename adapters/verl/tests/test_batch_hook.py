@@ -70,3 +70,37 @@ def test_rows_without_an_episode_are_refused_before_anything_runs(model_dir, tok
         asyncio.run(run_worker(cfg, server, GemTsBatchAgentLoopWorker))
     assert server.request_ids == []
 
+
+
+def test_samples_of_another_agent_run_beside_the_lockstep_batch(model_dir, tokenizer, tmp_path):
+    """A batch that mixes verl's own single_turn_agent with gem-ts samples: the other agent's sample
+    is not counted in the barrier (else the batch would wait for it forever) and runs as verl runs it."""
+    import verl.experimental.agent_loop.single_turn_agent_loop  # noqa: F401  (registers single_turn_agent)
+    from gem_ts_adapter_kit.sessions import close_loop_leases
+    from gem_ts_verl import AGENT_LOOP_CONFIG, write_prompt_rows
+    from gem_ts_verl.testing import verl_config
+    from verl.protocol import DataProto
+    from verl.utils.dataset.rl_dataset import RLHFDataset, collate_fn
+
+    seeds = [0, 1, 2]
+    train = write_prompt_rows(tmp_path / "train.parquet", [EnvRow(ENV, s) for s in seeds])
+    cfg = verl_config(model_dir, train, AGENT_LOOP_CONFIG)
+    server = ScriptedServerManager(tokenizer, REPLIES)
+    worker = GemTsBatchAgentLoopWorker(cfg, server)
+    dataset = RLHFDataset(cfg.data.train_files, worker.tokenizer, cfg.data)
+    batch = DataProto.from_single_dict(collate_fn([dataset[i] for i in range(len(dataset))]))
+    batch.non_tensor_batch["agent_name"][1] = "single_turn_agent"
+
+    async def main():
+        try:
+            return await asyncio.wait_for(worker.generate_sequences(batch), 120)
+        finally:
+            await close_loop_leases()
+
+    out = asyncio.run(main())
+    turns = [len(t) if t is not None else 0 for t in out.non_tensor_batch["turn_scores"]]
+    assert turns[1] == 0 and out.non_tensor_batch["__num_turns__"][1] == 2  # one prompt, one reply
+    for k in (0, 2):
+        _, rewards, _ = play_directly(ENV, seeds[k], REPLIES)
+        assert list(out.non_tensor_batch["turn_scores"][k]) == pytest.approx(rewards)
+    assert out.meta_info["gem_ts_calls"]["make_vec"] == 1 and out.meta_info["gem_ts_calls"]["reset"] == 1
