@@ -21,6 +21,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from gem_ts.wrappers import get_wrapper_fns
 
 from .rows import EnvRow
+from .sessions import EpisodeRecord
 
 _Config = Tuple[str, str, Tuple[str, ...]]
 
@@ -33,7 +34,7 @@ class BatchAborted(RuntimeError):
     """Another episode of the same lockstep batch failed; this one cannot go on without it."""
 
 
-class LockstepEpisode:
+class LockstepEpisode(EpisodeRecord):
     """One sample's episode in a `LockstepBatch`: the same surface as `sessions.Episode`."""
 
     def __init__(self, batch: "LockstepBatch", slot: int, row: EnvRow):
@@ -42,24 +43,8 @@ class LockstepEpisode:
         self.done = False
         self.last_info: Dict[str, Any] = {}
 
-    async def step(self, action: str) -> Tuple[str, float, bool]:
-        """(observation, reward, done) once every live episode of the batch has sent its action."""
-        if self.done:
-            raise RuntimeError("step() on a finished episode")
-        observation, reward, terminated, truncated, info = await self.batch._step(self.slot, action)
-        self.rewards.append(float(reward))
-        self.last_info = info
-        if terminated or truncated:
-            self.finish()
-        return observation, float(reward), bool(terminated or truncated)
-
-    @property
-    def total_reward(self) -> float:
-        return float(sum(self.rewards))
-
-    @property
-    def turns(self) -> int:
-        return len(self.rewards)
+    async def _send(self, action: str) -> Any:
+        return await self.batch._step(self.slot, action)  # answered once every live episode has sent
 
     def finish(self) -> None:
         """Leaves the batch (idempotent): the others stop waiting for this episode's actions."""

@@ -117,9 +117,43 @@ async def close_loop_leases() -> None:
         await leases.client.close()
 
 
+class EpisodeRecord:
+    """What every kind of episode keeps (the rewards so far, done, the last info) and its step rule;
+    a kind says how an action reaches the env (`_send`) and how it lets go of it (`finish`)."""
+
+    rewards: List[float]
+    done: bool
+    last_info: Dict[str, Any]
+
+    async def _send(self, action: str) -> Any:
+        raise NotImplementedError
+
+    def finish(self) -> None:
+        raise NotImplementedError
+
+    async def step(self, action: str) -> Tuple[str, float, bool]:
+        """(observation, reward, done) for one action; done = terminated or truncated."""
+        if self.done:
+            raise RuntimeError("step() on a finished episode")
+        observation, reward, terminated, truncated, info = await self._send(action)
+        self.rewards.append(float(reward))
+        self.last_info = info
+        if terminated or truncated:
+            self.finish()
+        return observation, float(reward), bool(terminated or truncated)
+
+    @property
+    def total_reward(self) -> float:
+        return float(sum(self.rewards))
+
+    @property
+    def turns(self) -> int:
+        return len(self.rewards)
+
+
 @dataclass
-class Episode:
-    """One sample's episode: reset, step with the model's text, and the rewards so far."""
+class Episode(EpisodeRecord):
+    """One sample's episode on a leased sub-env: reset, step with the model's text, the rewards so far."""
 
     row: EnvRow
     leases: EnvLeases
@@ -144,26 +178,8 @@ class Episode:
         episode.last_info = info
         return episode, observation
 
-    async def step(self, action: str) -> Tuple[str, float, bool]:
-        """(observation, reward, done) for one action; done = terminated or truncated."""
-        if self.done:
-            raise RuntimeError("step() on a finished episode")
-        observation, reward, terminated, truncated, info = await self.leases.client.step_one(
-            self._block.vec.handle, self._index, action
-        )
-        self.rewards.append(float(reward))
-        self.last_info = info
-        if terminated or truncated:
-            self.finish()
-        return observation, float(reward), bool(terminated or truncated)
-
-    @property
-    def total_reward(self) -> float:
-        return float(sum(self.rewards))
-
-    @property
-    def turns(self) -> int:
-        return len(self.rewards)
+    async def _send(self, action: str) -> Any:
+        return await self.leases.client.step_one(self._block.vec.handle, self._index, action)
 
     def finish(self) -> None:
         """Gives the env back (idempotent). Call it when a trainer stops an episode early too."""

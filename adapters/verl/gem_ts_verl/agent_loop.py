@@ -12,12 +12,12 @@ episode is one of the worker's lockstep batch: reset with the whole batch, stepp
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Dict, List, Optional
 from uuid import uuid4
 
 from gem_ts_adapter_kit import EnvRow
-from gem_ts_adapter_kit.lockstep import LockstepEpisode, current_batch
-from gem_ts_adapter_kit.sessions import Episode, leases_for_loop
+from gem_ts_adapter_kit.lockstep import current_batch
+from gem_ts_adapter_kit.sessions import Episode, EpisodeRecord, leases_for_loop
 from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopOutput
 from verl.utils.profiler import simple_timer
 
@@ -59,7 +59,7 @@ class GemTsAgentLoop(AgentLoopBase):
         row = EnvRow.from_value(extra_info[ROW_KEY])
         leases = await leases_for_loop(self.endpoint, self.block_size, self.tokenizer, ray_pool=self.ray_pool)
         lockstep = current_batch.get()  # set by GemTsBatchAgentLoopWorker (the batch-level hook)
-        episode: Union[Episode, LockstepEpisode]
+        episode: EpisodeRecord
         if lockstep is not None:
             episode, observation = await lockstep.start(row, leases.client)
         else:
@@ -92,7 +92,7 @@ class GemTsAgentLoop(AgentLoopBase):
         )
         return output
 
-    async def _play(self, episode: Union[Episode, LockstepEpisode], messages, runtime_ids, sampling_params, metrics):
+    async def _play(self, episode: EpisodeRecord, messages, runtime_ids, sampling_params, metrics):
         mask: List[int] = []
         logprobs: List[float] = []
         request_id = uuid4().hex  # one id for every turn: sticky routing reuses the prefix cache
