@@ -102,7 +102,7 @@ class LockstepBatch:
         if self._error is not None:
             return
         self._error = error
-        failure = BatchAborted(f"another episode of this batch failed: {type(error).__name__}: {error}")
+        failure = self._aborted()
         for _, future in self._joined.values():
             if not future.done():
                 future.set_exception(failure)
@@ -145,9 +145,12 @@ class LockstepBatch:
 
         asyncio.ensure_future(work).add_done_callback(failed)
 
+    def _aborted(self) -> BatchAborted:
+        return BatchAborted(f"another episode of this batch failed: {type(self._error).__name__}: {self._error}")
+
     def _raise_if_aborted(self) -> None:
         if self._error is not None:
-            raise BatchAborted(f"another episode of this batch failed: {type(self._error).__name__}: {self._error}")
+            raise self._aborted()
 
     async def _reset_all(self) -> None:
         groups: Dict[_Config, List[int]] = {}
