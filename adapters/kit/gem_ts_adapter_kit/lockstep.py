@@ -14,20 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import json
 from collections import Counter
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from gem_ts.wrappers import get_wrapper_fns
-
 from .rows import EnvRow
-from .sessions import EpisodeRecord
-
-_Config = Tuple[str, str, Tuple[str, ...]]
-
-
-def _config(row: EnvRow) -> _Config:
-    return (row.env_id, json.dumps(row.options, sort_keys=True), tuple(row.wrappers))
+from .sessions import EpisodeRecord, env_config, make_row_vec
 
 
 class BatchAborted(RuntimeError):
@@ -64,7 +55,7 @@ class LockstepBatch:
         self.tokenizer = tokenizer
         self.calls: Counter = Counter()
         self.client: Any = None
-        self._joined: Dict[int, Tuple[EnvRow, asyncio.Future]] = {}
+        self._joined: Dict[int, asyncio.Future] = {}  # slot -> its reset result
         self._unclaimed = list(range(len(self.rows)))
         self._live: set = set()
         self._actions: Dict[int, Tuple[str, asyncio.Future]] = {}
@@ -88,7 +79,7 @@ class LockstepBatch:
         elif client is not self.client:
             raise ValueError("every episode of a lockstep batch must use the same client")
         future = asyncio.get_running_loop().create_future()
-        self._joined[slot] = (row, future)
+        self._joined[slot] = future
         self._live.add(slot)
         if not self._unclaimed:
             self._spawn(self._reset_all())
@@ -103,7 +94,7 @@ class LockstepBatch:
             return
         self._error = error
         failure = self._aborted()
-        for _, future in self._joined.values():
+        for future in self._joined.values():
             if not future.done():
                 future.set_exception(failure)
         for _, future in self._actions.values():
@@ -153,22 +144,18 @@ class LockstepBatch:
             raise self._aborted()
 
     async def _reset_all(self) -> None:
-        groups: Dict[_Config, List[int]] = {}
+        groups: Dict[Any, List[int]] = {}
         for slot in sorted(self._joined):
-            groups.setdefault(_config(self.rows[slot]), []).append(slot)
+            groups.setdefault(env_config(self.rows[slot]), []).append(slot)
         for slots in groups.values():
-            row = self.rows[slots[0]]
-            wrappers = get_wrapper_fns(",".join(row.wrappers), tokenizer=self.tokenizer) if row.wrappers else None
-            vec = await self.client.make_vec(
-                row.env_id, wrappers=wrappers, num_envs=len(slots), autoreset_mode="disabled", **row.options
-            )
+            vec = await make_row_vec(self.client, self.rows[slots[0]], len(slots), self.tokenizer)
             self._vecs.append(vec)
             self.calls["make_vec"] += 1
             observations, infos = await vec.reset(seed=[self.rows[s].seed for s in slots])
             self.calls["reset"] += 1
             for index, slot in enumerate(slots):
                 self._slot_env[slot] = (vec, index)
-                future = self._joined[slot][1]
+                future = self._joined[slot]
                 if not future.done():
                     future.set_result((observations[index], infos[index]))
 

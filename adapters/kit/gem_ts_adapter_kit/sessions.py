@@ -23,6 +23,17 @@ from .rows import EnvRow
 _Config = Tuple[str, str, Tuple[str, ...]]
 
 
+def env_config(row: EnvRow) -> _Config:
+    """The rows that can share one vector env: same env id, options and wrappers (seeds may differ)."""
+    return (row.env_id, json.dumps(row.options, sort_keys=True), tuple(row.wrappers))
+
+
+async def make_row_vec(client: Any, row: EnvRow, num_envs: int, tokenizer: Any = None) -> Any:
+    """A vector env of `num_envs` copies of `row`'s env config, autoreset off (the trainer resets)."""
+    wrappers = get_wrapper_fns(",".join(row.wrappers), tokenizer=tokenizer) if row.wrappers else None
+    return await client.make_vec(row.env_id, wrappers=wrappers, num_envs=num_envs, autoreset_mode="disabled", **row.options)
+
+
 class _Block:
     def __init__(self, vec: Any):
         self.vec = vec
@@ -42,17 +53,13 @@ class EnvLeases:
         self._lock = asyncio.Lock()
 
     async def acquire(self, row: EnvRow) -> Tuple[_Block, int]:
-        key: _Config = (row.env_id, json.dumps(row.options, sort_keys=True), tuple(row.wrappers))
+        key = env_config(row)
         async with self._lock:
             blocks = self._blocks.setdefault(key, [])
             for block in blocks:
                 if block.free:
                     return block, block.free.pop()
-            wrappers = get_wrapper_fns(",".join(row.wrappers), tokenizer=self.tokenizer) if row.wrappers else None
-            vec = await self.client.make_vec(
-                row.env_id, wrappers=wrappers, num_envs=self.block_size, autoreset_mode="disabled", **row.options
-            )
-            block = _Block(vec)
+            block = _Block(await make_row_vec(self.client, row, self.block_size, self.tokenizer))
             blocks.append(block)
             return block, block.free.pop()
 
