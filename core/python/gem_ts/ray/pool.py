@@ -192,8 +192,8 @@ class EnvServerPool:
     ``placement="strict_spread"`` instead reserves ``count`` bundles (default: one per live node) in a
     STRICT_SPREAD placement group: all or nothing, each on its own node, freed with the pool; its size is
     fixed (``add_nodes`` refuses). ``server_args`` are extra ``gem-ts serve`` flags (limits, idle
-    timeout). ``runtime_env`` is given to the server actors: where gem-ts is not installed on the
-    nodes, ship it, e.g.
+    timeout). ``runtime_env`` is given to the registry and the server actors: where gem-ts is not
+    installed on the nodes, ship it, e.g.
     ``{"pip": ["/shared/gem_ts-0.1.0-py3-none-linux_x86_64.whl"]}``.
     """
 
