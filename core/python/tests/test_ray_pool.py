@@ -90,6 +90,12 @@ def test_one_server_per_node_and_each_node_plays_through_its_own(pool: EnvServer
     assert len(health) == 3 and all(h["alive"] and h["boot_id_seen"] == h["boot_id"] for h in health)
 
 
+def test_the_registry_lives_on_the_node_that_created_the_pool(pool: EnvServerPool) -> None:
+    registry = ray.get_actor("gem_ts_pool:test", namespace="gem_ts")
+    where = ray.get(registry.__ray_call__.remote(lambda self: current_node_id()))
+    assert where == current_node_id()
+
+
 def test_servers_refuse_clients_without_the_pool_token(pool: EnvServerPool) -> None:
     endpoint = pool.servers()[0]["endpoint"]
     with pytest.raises(gem_ts.UnauthorizedError):
@@ -187,8 +193,10 @@ def test_autoreset_mode_gives_new_episodes_on_live_servers_in_the_same_step(pool
 def test_removed_node_leaves_the_pool_and_its_envs_are_lost(cluster: Tuple[Cluster, List[Any]], pool: EnvServerPool) -> None:
     c, workers = cluster
     live = {s["node_id"]: s["endpoint"] for s in pool.wait_ready(count=3, timeout=90)}
-    # A worker node (not the head, which runs this test) whose server is up now.
-    node = next((w for w in reversed(workers) if w.node_id in live), None)
+    # A worker node whose server is up now, and not the node this test runs on (the pool's registry
+    # lives there; with several raylets on one IP, Ray may attach the driver to any of them).
+    here = current_node_id()
+    node = next((w for w in reversed(workers) if w.node_id in live and w.node_id != here), None)
     assert node is not None, f"no worker node has a live server: {pool.servers(alive_only=False)}"
     node_id = node.node_id
     with pool.make_vec(EASY, num_envs=6) as sharded:

@@ -2,7 +2,9 @@
 
 ``EnvServerPool(name)`` creates a named registry actor (namespace ``gem_ts``) that places one
 ``EnvServer`` actor on each chosen node by hard node affinity, with the CPUs the caller sets, and
-keeps the table of servers: ``tcp://ip:port``, node id, boot id. The table changes when a server
+keeps the table of servers: ``tcp://ip:port``, node id, boot id. The registry is pinned to the node of
+the process that created the pool (the trainer's driver or task runner), so it lives as long as the job
+does rather than with whichever node Ray found free. The table changes when a server
 actor announces a restarted Node process, and when the registry's health check (every
 ``health_interval_s``) finds an actor gone — its node removed, or the actor killed. Data never passes
 through Ray: clients talk ZeroMQ to the servers directly; Ray only places, supervises and names.
@@ -243,7 +245,9 @@ class EnvServerPool:
                 namespace=NAMESPACE,
                 num_cpus=0,
                 max_concurrency=16,
-                scheduling_strategy=NodeAffinitySchedulingStrategy(here, soft=True) if here else None,
+                # Pinned, not preferred: a soft preference spills to another node when this raylet is
+                # slow to start a worker, and the pool's directory would then die with that node.
+                scheduling_strategy=NodeAffinitySchedulingStrategy(here, soft=False) if here else None,
                 runtime_env=runtime_env,  # the registry runs gem_ts code too
             )
             .remote(name, self._token, chosen, num_cpus, dict(resources or {}), list(server_args), runtime_env, health_interval_s, group)
