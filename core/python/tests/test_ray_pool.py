@@ -218,15 +218,38 @@ def test_removed_node_leaves_the_pool_and_its_envs_are_lost(cluster: Tuple[Clust
         print(f"\nnode removed: pool noticed in {noticed:.2f} s")
 
 
+def test_a_node_that_joins_gets_a_server_but_a_pool_on_named_nodes_stays_put(cluster: Tuple[Cluster, List[Any]], pool: EnvServerPool) -> None:
+    c, _ = cluster
+    here = current_node_id()
+    fixed = EnvServerPool("fixed", num_cpus=0, nodes=[here], health_interval_s=0.3)  # 0 CPUs: "test" holds them
+    try:
+        fixed.wait_ready(count=1, timeout=90)
+        joined_at = time.monotonic()
+        new = c.add_node(num_cpus=1)
+        server = _wait(lambda: next((s for s in pool.servers() if s["node_id"] == new.node_id), None), 90, "a server on the new node")
+        print(f"\nnode joined: its server was up in {time.monotonic() - joined_at:.2f} s")
+        assert any(e["kind"] == "joined" and e["node_id"] == new.node_id for e in pool.events())
+        run = ray.get(_play_on_this_node.options(scheduling_strategy=NodeAffinitySchedulingStrategy(new.node_id, soft=False)).remote("test"))
+        assert run["node"] == new.node_id and run["endpoint"] == server["endpoint"]
+        time.sleep(3 * gem_ts.ray.pool.NODE_SCAN_INTERVAL_S)  # past a scan of the fixed pool as well
+        assert [s["node_id"] for s in fixed.servers(alive_only=False)] == [here]
+        assert not [e for e in fixed.events() if e["kind"] == "joined"]
+    finally:
+        fixed.shutdown()
+    with pytest.raises(ValueError, match="fixed size"):
+        EnvServerPool("spread-follow", placement="strict_spread", follow_nodes=True)
+
+
 def test_the_pool_restarted_under_its_name_serves_again(pool: EnvServerPool) -> None:
     old_boots = {s["boot_id"] for s in pool.servers()}
     pool.shutdown()
     with pytest.raises(ValueError):
         EnvServerPool.get("test")
     again = EnvServerPool("test", num_cpus=1, health_interval_s=0.3)
+    nodes_now = len([n for n in ray.nodes() if n["Alive"]])
     try:
-        live = again.wait_ready(count=2, timeout=120)
-        assert len(live) == 2 and not old_boots & {s["boot_id"] for s in live}
+        live = again.wait_ready(count=nodes_now, timeout=120)
+        assert len(live) == nodes_now and not old_boots & {s["boot_id"] for s in live}
         nodes = [s["node_id"] for s in live]
         runs = ray.get(
             [_play_on_this_node.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n, soft=False)).remote("test") for n in nodes]

@@ -15,6 +15,7 @@ which other machines reach); ``pool.token`` is what clients send.
 
 from __future__ import annotations
 
+import itertools
 import secrets
 import threading
 import time
@@ -29,6 +30,8 @@ from .server_actor import EnvServer
 
 NAMESPACE = "gem_ts"
 DEFAULT_HEALTH_INTERVAL_S = 0.5
+#: How often a following pool lists the cluster's nodes (one GCS call; joins are rare, minutes apart).
+NODE_SCAN_INTERVAL_S = 2.0
 
 
 def _registry_name(name: str) -> str:
@@ -56,6 +59,7 @@ class _Registry:
         runtime_env: Optional[Dict[str, Any]],
         health_interval_s: float,
         placement_group: Any = None,
+        follow_nodes: bool = False,
     ):
         self.name = name
         # STRICT_SPREAD pools: node id -> its bundle of the group (reserved, one node each).
@@ -67,6 +71,7 @@ class _Registry:
         self.server_args = list(server_args)
         self.runtime_env = runtime_env
         self.health_interval_s = health_interval_s
+        self.follow_nodes = follow_nodes
         self.actors: Dict[str, Any] = {}
         self.table: Dict[str, Dict[str, Any]] = {}
         self.events: List[Dict[str, Any]] = []
@@ -124,13 +129,30 @@ class _Registry:
             return
         self.announce(info)
 
+    def _join_new_nodes(self) -> None:
+        """Places a server on every live node this pool has never seen (one that joined the cluster:
+        autoscaled, or a replacement machine, which Ray gives a new node id). A node whose server was
+        lost is not retried here: it is gone or failing, and ``add_nodes`` re-places on demand."""
+        for node in _alive_nodes(self.num_cpus):
+            with self._lock:
+                seen = node in self.table
+            if not seen:
+                self._place(node)
+                self._event("joined", {"node_id": node})
+
     def _health_loop(self) -> None:
-        while True:
+        every = max(1, round(NODE_SCAN_INTERVAL_S / self.health_interval_s))
+        for tick in itertools.count(1):
             time.sleep(self.health_interval_s)
             with self._lock:
                 actors = list(self.actors.items())
             for node_id, actor in actors:
                 self._check(node_id, actor)
+            if self.follow_nodes and tick % every == 0:
+                try:
+                    self._join_new_nodes()
+                except Exception as e:  # noqa: BLE001  (the GCS is briefly unreachable: try next scan)
+                    self._event("scan_failed", {"node_id": None, "endpoint": repr(e)})
 
     # ── what pools ask ────────────────────────────────────────────────────────────────────────────
 
@@ -144,15 +166,16 @@ class _Registry:
     def get_events(self) -> List[Dict[str, Any]]:
         return list(self.events)
 
-    def add_nodes(self, nodes: List[str]) -> List[str]:
-        """Places a server on each of ``nodes`` that has no live one; returns those placed."""
+    def add_nodes(self, nodes: Optional[List[str]]) -> List[str]:
+        """Places a server on each of ``nodes`` (None: every live node with the pool's CPUs) that has no
+        live one; returns those placed."""
         if self.placement_group is not None:
             raise ValueError(
                 f"gem-ts pool {self.name!r} lives in a STRICT_SPREAD placement group of fixed bundles; "
                 "shut it down and start it again to change its size"
             )
         placed = []
-        for node in nodes:
+        for node in nodes if nodes is not None else _alive_nodes(self.num_cpus):
             with self._lock:
                 has = node in self.actors
             if not has:
@@ -193,7 +216,10 @@ class EnvServerPool:
     free (or on ``nodes``); ``EnvServerPool.get("envs")`` finds it from any worker of the cluster.
     ``placement="strict_spread"`` instead reserves ``count`` bundles (default: one per live node) in a
     STRICT_SPREAD placement group: all or nothing, each on its own node, freed with the pool; its size is
-    fixed (``add_nodes`` refuses). ``server_args`` are extra ``gem-ts serve`` flags (limits, idle
+    fixed (``add_nodes`` refuses). A pool on every live node (no ``nodes``, node affinity) follows the
+    cluster: a node that joins later (autoscaler, replacement machine) gets a server within a few seconds
+    (event ``joined``); ``follow_nodes=False`` turns that off, ``True`` turns it on for a ``nodes`` pool.
+    ``server_args`` are extra ``gem-ts serve`` flags (limits, idle
     timeout). ``runtime_env`` is given to the registry and the server actors: where gem-ts is not
     installed on the nodes, ship it, e.g.
     ``{"pip": ["/shared/gem_ts-0.1.0-py3-none-linux_x86_64.whl"]}``.
@@ -213,6 +239,7 @@ class EnvServerPool:
         placement: str = "node_affinity",
         count: Optional[int] = None,
         placement_timeout_s: float = 60.0,
+        follow_nodes: Optional[bool] = None,
         _registry: Any = None,
     ):
         self.name = name
@@ -223,6 +250,8 @@ class EnvServerPool:
         if not ray.is_initialized():
             raise RuntimeError("EnvServerPool needs a Ray cluster: call ray.init() first")
         group = None
+        if follow_nodes and placement == "strict_spread":
+            raise ValueError("follow_nodes needs placement='node_affinity': a STRICT_SPREAD group has a fixed size")
         if placement == "strict_spread":
             if nodes is not None:
                 raise ValueError("give either nodes (node affinity) or placement='strict_spread' (Ray picks the nodes), not both")
@@ -236,6 +265,8 @@ class EnvServerPool:
             raise ValueError(f"placement must be 'node_affinity' or 'strict_spread', got {placement!r}")
         if not chosen:
             raise RuntimeError(f"no live Ray node has {num_cpus} CPU(s) for a gem-ts server")
+        if follow_nodes is None:
+            follow_nodes = placement == "node_affinity" and nodes is None
         self._token = token or secrets.token_urlsafe(24)
         here = current_node_id()
         self._registry = (
@@ -250,7 +281,7 @@ class EnvServerPool:
                 scheduling_strategy=NodeAffinitySchedulingStrategy(here, soft=False) if here else None,
                 runtime_env=runtime_env,  # the registry runs gem_ts code too
             )
-            .remote(name, self._token, chosen, num_cpus, dict(resources or {}), list(server_args), runtime_env, health_interval_s, group)
+            .remote(name, self._token, chosen, num_cpus, dict(resources or {}), list(server_args), runtime_env, health_interval_s, group, follow_nodes)
         )
 
     @classmethod
@@ -288,7 +319,8 @@ class EnvServerPool:
             time.sleep(0.2)
 
     def events(self) -> List[Dict[str, Any]]:
-        """What the registry saw: 'restarted' (a new Node process) and 'lost' (an actor gone)."""
+        """What the registry saw: 'restarted' (a new Node process), 'lost' (an actor gone), 'joined' (a
+        server placed on a node that joined the cluster)."""
         return list(ray.get(self._registry.get_events.remote()))
 
     def health(self) -> List[Dict[str, Any]]:
@@ -298,7 +330,7 @@ class EnvServerPool:
 
     def add_nodes(self, nodes: Optional[Sequence[str]] = None) -> List[str]:
         """Places servers on ``nodes`` (default: every live node without one, e.g. one just joined)."""
-        return list(ray.get(self._registry.add_nodes.remote(list(nodes) if nodes is not None else _alive_nodes(0))))
+        return list(ray.get(self._registry.add_nodes.remote(list(nodes) if nodes is not None else None)))
 
     # ── clients ───────────────────────────────────────────────────────────────────────────────────
 
