@@ -88,6 +88,11 @@ class LockstepBatch:
         episode.last_info = info
         return episode, observation
 
+    @property
+    def unstarted(self) -> int:
+        """Rows no episode has started on yet (the batch resets once this is 0)."""
+        return len(self._unclaimed)
+
     def abort(self, error: BaseException) -> None:
         """Fails every waiting and later call of the batch with `BatchAborted` (idempotent)."""
         if self._error is not None:

@@ -13,7 +13,7 @@ still applies. See the kit's `lockstep` module for the trade-off against the per
 """
 from __future__ import annotations
 
-from typing import Any, List
+from typing import Any, List, Optional, Sequence
 
 import ray
 from gem_ts_adapter_kit import EnvRow
@@ -26,30 +26,50 @@ from .agent_loop import GemTsAgentLoop
 from .data import ROW_KEY
 
 
-class GemTsBatchAgentLoopWorker(AgentLoopWorker):
+def gem_ts_rows(agent_names: Sequence[Optional[str]], infos: Sequence[Any], default: str) -> List[EnvRow]:
+    """The episodes of a batch's gem-ts samples, in order; the samples of other agents are skipped
+    (verl runs them as usual), and a gem-ts sample without its row is refused before anything runs."""
+    rows = []
+    for i, (name, info) in enumerate(zip(agent_names, infos)):
+        name = name or default
+        target = (_agent_loop_registry.get(name) or {}).get("_target_")
+        if not target or not issubclass(get_class(target), GemTsAgentLoop):
+            continue
+        if not info or ROW_KEY not in info:
+            raise ValueError(
+                f"sample {i} (agent {name!r}) has no extra_info['{ROW_KEY}']; "
+                "write the prompt rows with gem_ts_verl.write_prompt_rows"
+            )
+        rows.append(EnvRow.from_value(info[ROW_KEY]))
+    return rows
+
+
+class AbortsBatchOnFailure:
+    """A worker mixin: a sample that fails aborts its lockstep batch, because its siblings are
+    waiting for it at the batch's barrier and would otherwise wait forever."""
+
+    async def _run_agent_loop(self, *args: Any, **kwargs: Any):
+        try:
+            return await super()._run_agent_loop(*args, **kwargs)  # type: ignore[misc]
+        except BaseException as err:
+            lockstep = current_batch.get()
+            if lockstep is not None:
+                lockstep.abort(err)
+            raise
+
+
+class GemTsBatchAgentLoopWorker(AbortsBatchOnFailure, AgentLoopWorker):
     """verl's AgentLoopWorker, with the chunk's gem-ts episodes reset and stepped as one batch."""
 
-    def _gem_ts_rows(self, batch: DataProto) -> List[EnvRow]:
-        names = batch.non_tensor_batch.get("agent_name")
-        default = self.rollout_config.agent.default_agent_loop
-        infos = batch.non_tensor_batch.get("extra_info")
-        rows = []
-        for i in range(len(batch)):
-            name = names[i] if names is not None else default
-            target = (_agent_loop_registry.get(name) or {}).get("_target_")
-            if not target or not issubclass(get_class(target), GemTsAgentLoop):
-                continue  # another agent's sample: verl runs it as usual
-            info = infos[i] if infos is not None else None
-            if not info or ROW_KEY not in info:
-                raise ValueError(
-                    f"sample {i} (agent {name!r}) has no extra_info['{ROW_KEY}']; "
-                    "write the prompt rows with gem_ts_verl.write_prompt_rows"
-                )
-            rows.append(EnvRow.from_value(info[ROW_KEY]))
-        return rows
-
     async def generate_sequences(self, batch: DataProto) -> DataProto:
-        rows = self._gem_ts_rows(batch)
+        names = batch.non_tensor_batch.get("agent_name")
+        infos = batch.non_tensor_batch.get("extra_info")
+        count = len(batch)
+        rows = gem_ts_rows(
+            list(names) if names is not None else [None] * count,
+            list(infos) if infos is not None else [None] * count,
+            self.rollout_config.agent.default_agent_loop,
+        )
         if not rows:
             return await super().generate_sequences(batch)
         lockstep = LockstepBatch(rows, tokenizer=self.tokenizer)
@@ -61,16 +81,6 @@ class GemTsBatchAgentLoopWorker(AgentLoopWorker):
             await lockstep.close()
         output.meta_info["gem_ts_calls"] = dict(lockstep.calls)
         return output
-
-    async def _run_agent_loop(self, *args: Any, **kwargs: Any):
-        try:
-            return await super()._run_agent_loop(*args, **kwargs)
-        except BaseException as err:
-            # Its siblings are waiting for this sample at the batch's barrier: fail them too.
-            lockstep = current_batch.get()
-            if lockstep is not None:
-                lockstep.abort(err)
-            raise
 
 
 class GemTsAgentLoopManager(AgentLoopManager):

@@ -79,3 +79,73 @@ async def run_worker(config: Any, server_manager: Any, worker_class: Any = None)
     dataset = RLHFDataset(config.data.train_files, worker.tokenizer, config.data)
     batch = DataProto.from_single_dict(collate_fn([dataset[i] for i in range(len(dataset))]))
     return await worker.generate_sequences(batch)
+
+
+def start_transfer_queue(num_cpus: int = 4) -> Any:
+    """A real TransferQueue on a local Ray instance (its controller and one storage unit take a CPU
+    each), as verl's v1 trainer (`verl.trainer.main_ppo`) sets it up; returns the module."""
+    import ray
+    import transfer_queue as tq
+    from omegaconf import OmegaConf
+
+    if not ray.is_initialized():
+        # address="local": a fresh instance, never another job's cluster that happens to run here.
+        ray.init(address="local", num_cpus=num_cpus, include_dashboard=False, log_to_driver=False)
+    tq.init(OmegaConf.create({"backend": {"SimpleStorage": {"num_data_storage_units": 1}}}))
+    return tq
+
+
+def stop_transfer_queue() -> None:
+    import ray
+    import transfer_queue as tq
+
+    tq.close()
+    ray.shutdown()
+
+
+async def run_worker_tq(config: Any, server_manager: Any, worker_class: Any = None, timeout_s: float = 300):
+    """One `generate_sequences` call of verl's real AgentLoopWorkerTQ (or `worker_class`, e.g. the
+    batch hook's GemTsBatchAgentLoopWorkerTQ) over the whole training file, with the batch built as
+    the v1 trainer builds it (the dataloader's dict, a uid per prompt, `tu.get_tensordict`,
+    global_steps, the prompts registered in the queue as pending). Needs `start_transfer_queue()`.
+
+    Returns ({(row index, session): the trajectory's fields from the queue}, {row index: the uid's
+    final status tag}, the worker). The queue's entries are cleared afterwards.
+    """
+    import asyncio
+    import uuid
+
+    import numpy as np
+    import transfer_queue as tq
+    from verl.trainer.ppo.v1.agent_loop_tq import AgentLoopWorkerTQ
+    from verl.utils import tensordict_utils as tu
+    from verl.utils.dataset.rl_dataset import RLHFDataset, collate_fn
+
+    worker = (worker_class or AgentLoopWorkerTQ.__ray_actor_class__)(config, server_manager)
+    dataset = RLHFDataset(config.data.train_files, worker.tokenizer, config.data)
+    batch_dict = collate_fn([dataset[i] for i in range(len(dataset))])
+    uids = [str(uuid.uuid4()) for _ in range(len(dataset))]
+    batch_dict["uid"] = np.array(uids, dtype=object)
+    batch = tu.get_tensordict(batch_dict)
+    tu.assign_non_tensor_data(batch, "global_steps", 1)
+    tags = [{"is_prompt": True, "status": "pending", "global_steps": 1} for _ in uids]
+    await tq.async_kv_batch_put(keys=uids, partition_id="train", tags=tags)
+
+    async def generate() -> None:
+        await worker.generate_sequences(batch)
+        while worker.background_tasks:  # the trainer waits on the queue; here, on the worker's tasks
+            await asyncio.sleep(0.05)
+
+    await asyncio.wait_for(generate(), timeout_s)
+    listed = (await tq.async_kv_list(partition_id="train"))["train"]
+    n = config.actor_rollout_ref.rollout.n
+    keys = [f"{u}_{s}_0" for u in uids for s in range(n) if f"{u}_{s}_0" in listed]
+    trajectories = {}
+    if keys:
+        fields = await tq.async_kv_batch_get(keys=keys, partition_id="train")
+        for j, key in enumerate(keys):
+            uid, session, _ = key.rsplit("_", 2)
+            trajectories[(uids.index(uid), int(session))] = {name: fields[name][j] for name in ("responses", "response_mask", "rm_scores", "num_turns")}
+    status = {i: listed[u]["status"] for i, u in enumerate(uids)}
+    await tq.async_kv_clear(keys=uids + keys, partition_id="train")
+    return trajectories, status, worker
