@@ -86,3 +86,24 @@ def test_rows_outside_the_batch_and_an_empty_batch_are_refused():
             await batch.start(EnvRow(ENV, 1), client=None)
 
     asyncio.run(main())
+
+
+def test_unstarted_counts_the_rows_no_episode_has_joined_yet():
+    async def main():
+        client = await gem_ts.aio.connect()
+        batch = LockstepBatch([EnvRow(ENV, 0), EnvRow(ENV, 1), EnvRow(ENV, 1)])
+        rng = random.Random(1)
+        try:
+            counts = [batch.unstarted]
+            first_two = [asyncio.ensure_future(_play(batch, client, EnvRow(ENV, s), rng)) for s in (0, 1)]
+            await asyncio.sleep(0.2)  # both have joined and wait for the third before the reset
+            counts.append(batch.unstarted)
+            assert not any(t.done() for t in first_two)
+            await asyncio.wait_for(asyncio.gather(_play(batch, client, EnvRow(ENV, 1), rng), *first_two), 60)
+            return counts + [batch.unstarted], dict(batch.calls)
+        finally:
+            await batch.close()
+            await client.close()
+
+    counts, calls = asyncio.run(main())
+    assert counts == [3, 1, 0] and calls["reset"] == 1
