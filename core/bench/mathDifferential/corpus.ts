@@ -181,7 +181,7 @@ const pi: KindGenerator = (r) => {
   let q = r.int(2, 12);
   const g = gcd(p, q);
   [p, q] = [p / g, q / g];
-  if (q === 1) q = 2, p = p * 2 + 1;
+  if (q === 1) [q, p] = [2, p * 2 + 1];
   const gold = `\\frac{${p === 1 ? '' : p}\\pi}{${q}}`;
   const forms: Form[] = [
     ok('plain', gold),

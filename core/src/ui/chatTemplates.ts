@@ -38,7 +38,7 @@ export async function loadChatTemplates(spec?: string): Promise<ChatTemplates> {
     try {
       text = await readFile(spec, 'utf8');
     } catch (e) {
-      throw new Error(`--chat-template ${spec}: not a built-in (${[...all.keys()].join(', ')}) and not a readable file (${(e as Error).message})`);
+      throw new Error(`--chat-template ${spec}: not a built-in (${[...all.keys()].join(', ')}) and not a readable file (${(e as Error).message})`, { cause: e });
     }
     let template = text;
     let vars: Record<string, unknown> = {};
@@ -47,7 +47,7 @@ export async function loadChatTemplates(spec?: string): Promise<ChatTemplates> {
       try {
         cfg = JSON.parse(text) as Record<string, unknown>;
       } catch (e) {
-        throw new Error(`--chat-template ${spec}: not valid JSON (${(e as Error).message})`);
+        throw new Error(`--chat-template ${spec}: not valid JSON (${(e as Error).message})`, { cause: e });
       }
       ({ template, vars } = fromTokenizerConfig(cfg, spec));
     }
@@ -55,7 +55,7 @@ export async function loadChatTemplates(spec?: string): Promise<ChatTemplates> {
     try {
       all.set(def, resolveChatTemplate(template, vars));
     } catch (e) {
-      throw new Error(`--chat-template ${spec}: ${(e as Error).message}`);
+      throw new Error(`--chat-template ${spec}: ${(e as Error).message}`, { cause: e });
     }
   }
   return {

@@ -178,7 +178,7 @@ export class TranscriptIndex {
     if (pending.length) {
       // No newline at the end: a whole record is fine (hand-written files), anything else is a cut.
       const last = Buffer.concat(pending);
-      let whole = false;
+      let whole: boolean;
       try {
         whole = typeof summarise(this.lineNo + 1, JSON.parse(last.toString('utf8'))) !== 'string';
       } catch {
