@@ -182,6 +182,18 @@ export function ensureChromium() {
 }
 
 /**
+ * The two-host Ray test (core/python/tests/test_ray_netns.py) makes network namespaces with iproute2's
+ * `ip`. Installed like bubblewrap; where it cannot be (not root), that test skips, and says why.
+ */
+export function ensureIproute() {
+  const has = () => spawnSync('ip', ['-V'], { stdio: 'ignore' }).status === 0;
+  if (has()) return true;
+  if (aptInstall('iproute2', 'for the two-host Ray test') && has()) return true;
+  console.warn('⚠ iproute2 (ip) is not available: the two-host Ray test skips.');
+  return false;
+}
+
+/**
  * GEM itself (gem-llm 0.1.0 from PyPI) in its own venv, for the differential graders and benchmarks that
  * measure gem-ts against GEM in the same run. pylatexenc: GEM's boxed-answer grader imports it.
  */

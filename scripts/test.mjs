@@ -1,11 +1,12 @@
 // `npm test`: installs what is missing, then runs every TypeScript and Python test suite.
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { adapterDirs, adapterInstallSteps, ensureChromium, ensureGemPeerVenv, ensureNodeModules, ensureRootVenv, ensureSandbox, ensureVenv, root, run } from './lib.mjs';
+import { adapterDirs, adapterInstallSteps, ensureChromium, ensureGemPeerVenv, ensureIproute, ensureNodeModules, ensureRootVenv, ensureSandbox, ensureVenv, root, run } from './lib.mjs';
 
 ensureNodeModules();
 ensureSandbox();
 ensureChromium();
+ensureIproute();
 // Before vitest: the TypeScript suites drive Python too (reasoning-gym worker, math-verify fixtures).
 const py = ensureRootVenv({ extras: 'all' }); // the benchmark and demo tests need their stacks too
 ensureGemPeerVenv(); // GEM itself: the drop-in test runs the same user file on GEM and on gem_ts
