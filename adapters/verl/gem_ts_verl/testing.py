@@ -103,31 +103,40 @@ def stop_transfer_queue() -> None:
     ray.shutdown()
 
 
-async def run_worker_tq(config: Any, server_manager: Any, worker_class: Any = None, timeout_s: float = 300):
-    """One `generate_sequences` call of verl's real AgentLoopWorkerTQ (or `worker_class`, e.g. the
-    batch hook's GemTsBatchAgentLoopWorkerTQ) over the whole training file, with the batch built as
-    the v1 trainer builds it (the dataloader's dict, a uid per prompt, `tu.get_tensordict`,
-    global_steps, the prompts registered in the queue as pending). Needs `start_transfer_queue()`.
-
-    Returns ({(row index, session): the trajectory's fields from the queue}, {row index: the uid's
-    final status tag}, the worker). The queue's entries are cleared afterwards.
-    """
-    import asyncio
+def v1_trainer_batch(config: Any, tokenizer: Any):
+    """(batch, uids): the training file as verl's v1 trainer hands it to `generate_sequences`: the
+    dataloader's dict, a uid per prompt, `tu.get_tensordict`, and global_steps."""
     import uuid
 
     import numpy as np
-    import transfer_queue as tq
-    from verl.trainer.ppo.v1.agent_loop_tq import AgentLoopWorkerTQ
     from verl.utils import tensordict_utils as tu
     from verl.utils.dataset.rl_dataset import RLHFDataset, collate_fn
 
-    worker = (worker_class or AgentLoopWorkerTQ.__ray_actor_class__)(config, server_manager)
-    dataset = RLHFDataset(config.data.train_files, worker.tokenizer, config.data)
+    dataset = RLHFDataset(config.data.train_files, tokenizer, config.data)
     batch_dict = collate_fn([dataset[i] for i in range(len(dataset))])
     uids = [str(uuid.uuid4()) for _ in range(len(dataset))]
     batch_dict["uid"] = np.array(uids, dtype=object)
     batch = tu.get_tensordict(batch_dict)
     tu.assign_non_tensor_data(batch, "global_steps", 1)
+    return batch, uids
+
+
+async def run_worker_tq(config: Any, server_manager: Any, worker_class: Any = None, timeout_s: float = 300):
+    """One `generate_sequences` call of verl's real AgentLoopWorkerTQ (or `worker_class`, e.g. the
+    batch hook's GemTsBatchAgentLoopWorkerTQ) over the whole training file, with the batch built as
+    the v1 trainer builds it (`v1_trainer_batch`, the prompts registered in the queue as pending).
+    Needs `start_transfer_queue()`.
+
+    Returns ({(row index, session): the trajectory's fields from the queue}, {row index: the uid's
+    final status tag}, the worker). The queue's entries are cleared afterwards.
+    """
+    import asyncio
+
+    import transfer_queue as tq
+    from verl.trainer.ppo.v1.agent_loop_tq import AgentLoopWorkerTQ
+
+    worker = (worker_class or AgentLoopWorkerTQ.__ray_actor_class__)(config, server_manager)
+    batch, uids = v1_trainer_batch(config, worker.tokenizer)
     tags = [{"is_prompt": True, "status": "pending", "global_steps": 1} for _ in uids]
     await tq.async_kv_batch_put(keys=uids, partition_id="train", tags=tags)
 

@@ -6,7 +6,6 @@ prompts registered in the queue as pending. The trajectories are read back from 
 import asyncio
 import uuid
 
-import numpy as np
 import pytest
 import torch
 from conftest import ENV, REPLIES
@@ -48,13 +47,11 @@ def test_the_per_sample_loop_and_the_batch_worker_put_the_same_trajectories_into
 
     assert set(status_a.values()) == set(status_b.values()) == {"finished"}
     assert sorted(per_sample) == sorted(batched) == [(i, s) for i in range(len(rows)) for s in range(2)]
-    turns = []
     for (i, s), got in batched.items():
         for name, value in got.items():
             assert torch.equal(torch.as_tensor(value), torch.as_tensor(per_sample[(i, s)][name])), (i, s, name)
         _, rewards, _ = play_directly(rows[i].env_id, rows[i].seed, REPLIES * 5)
         assert float(torch.as_tensor(got["rm_scores"]).sum()) == pytest.approx(sum(rewards))
-        turns.append(len(rewards))
     # Each prompt's row twice (n=2); two env configs; one step call per config per turn.
     easy_turns = max(len(play_directly(ENV, r.seed, REPLIES * 5)[1]) for r in rows[:3])
     hard_turns = len(play_directly(rows[3].env_id, rows[3].seed, REPLIES * 5)[1])
@@ -78,9 +75,7 @@ def test_a_prompt_without_its_row_is_refused_before_anything_runs(queue, model_d
     import pyarrow.parquet as pq
     from gem_ts_verl import prompt_records
     from gem_ts_verl.batch_tq import GemTsBatchAgentLoopWorkerTQ
-    from gem_ts_verl.testing import ScriptedServerManager
-    from verl.utils import tensordict_utils as tu
-    from verl.utils.dataset.rl_dataset import RLHFDataset, collate_fn
+    from gem_ts_verl.testing import ScriptedServerManager, v1_trainer_batch
 
     records = prompt_records([EnvRow(ENV, 0)])
     records[0]["extra_info"] = {"index": 0}
@@ -88,11 +83,7 @@ def test_a_prompt_without_its_row_is_refused_before_anything_runs(queue, model_d
     cfg = verl_config(model_dir, tmp_path / "bad.parquet", AGENT_LOOP_CONFIG)
     server = ScriptedServerManager(tokenizer, REPLIES)
     worker = GemTsBatchAgentLoopWorkerTQ(cfg, server)
-    dataset = RLHFDataset(cfg.data.train_files, worker.tokenizer, cfg.data)
-    batch_dict = collate_fn([dataset[0]])
-    batch_dict["uid"] = np.array([str(uuid.uuid4())], dtype=object)
-    batch = tu.get_tensordict(batch_dict)
-    tu.assign_non_tensor_data(batch, "global_steps", 1)
+    batch, _ = v1_trainer_batch(cfg, worker.tokenizer)
     with pytest.raises(ValueError, match="has no extra_info\\['gem_ts'\\]"):
         asyncio.run(worker.generate_sequences(batch))
     assert server.request_ids == [] and not worker.background_tasks
