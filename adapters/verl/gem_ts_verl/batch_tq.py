@@ -51,16 +51,21 @@ class GemTsBatchAgentLoopWorkerTQ(AbortsBatchOnFailure, AgentLoopWorkerTQ.__ray_
     def _session_rows(self, batch: Any) -> List[EnvRow]:
         """Every gem-ts session the call will start: each prompt's row, once per sample of its group."""
         count = len(batch)
-        rollout = self.config.actor_rollout_ref.rollout
         validate = bool(_per_sample(batch, "validate", count)[0])
-        default_n = rollout.val_kwargs.n if validate else rollout.n
         names: List[Optional[str]] = _per_sample(batch, "agent_name", count)
         infos = _per_sample(batch, "extra_info", count)
-        ns = [int(n) if n is not None else default_n for n in _per_sample(batch, "__rollout_n__", count)]
+        ns = _per_sample(batch, "__rollout_n__", count)
         rows: List[EnvRow] = []
         for i in range(count):
-            rows += gem_ts_rows([names[i]], [infos[i]], rollout.agent.default_agent_loop) * ns[i]
+            rows += self._prompt_rows(names[i], infos[i], ns[i], validate)
         return rows
+
+    def _prompt_rows(self, agent_name: Optional[str], extra_info: Any, n: Any, validate: bool) -> List[EnvRow]:
+        """One prompt's gem-ts sessions: its row n times (verl's rule for n), or none for another agent."""
+        rollout = self.config.actor_rollout_ref.rollout
+        if n is None:
+            n = rollout.val_kwargs.n if validate else rollout.n
+        return gem_ts_rows([agent_name], [extra_info], rollout.agent.default_agent_loop) * int(n)
 
     async def generate_sequences(self, batch: Any) -> None:
         rows = self._session_rows(batch)
@@ -81,12 +86,12 @@ class GemTsBatchAgentLoopWorkerTQ(AbortsBatchOnFailure, AgentLoopWorkerTQ.__ray_
             self.background_tasks.add(closer)
             closer.add_done_callback(self.background_tasks.discard)
 
-    async def _run_prompt(self, prompt: dict, *args: Any, **kwargs: Any) -> None:
-        plays_gem_ts = bool(gem_ts_rows([prompt.get("agent_name")], [prompt.get("extra_info")],
-                                        self.config.actor_rollout_ref.rollout.agent.default_agent_loop))
-        await super()._run_prompt(prompt, *args, **kwargs)  # verl catches its errors and tags the uid
+    async def _run_prompt(self, prompt: dict, sampling_params: dict, trajectory: dict, **kwargs: Any) -> None:
+        sessions = self._prompt_rows(prompt.get("agent_name"), prompt.get("extra_info"), prompt.get("__rollout_n__"),
+                                     bool(trajectory["validate"]))
+        await super()._run_prompt(prompt, sampling_params, trajectory=trajectory, **kwargs)  # verl tags the uid on errors
         lockstep = current_batch.get()
-        if plays_gem_ts and lockstep is not None and lockstep.unstarted:
+        if sessions and lockstep is not None and lockstep.unstarted:
             # This prompt ended before its sessions joined (verl failed it first): the batch would
             # wait for them forever before its first reset.
             lockstep.abort(RuntimeError(f"prompt {prompt.get('uid')!r} ended before its gem-ts sessions started"))

@@ -121,11 +121,12 @@ def v1_trainer_batch(config: Any, tokenizer: Any):
     return batch, uids
 
 
-async def run_worker_tq(config: Any, server_manager: Any, worker_class: Any = None, timeout_s: float = 300):
+async def run_worker_tq(config: Any, server_manager: Any, worker_class: Any = None, timeout_s: float = 300,
+                        prepare: Any = None):
     """One `generate_sequences` call of verl's real AgentLoopWorkerTQ (or `worker_class`, e.g. the
     batch hook's GemTsBatchAgentLoopWorkerTQ) over the whole training file, with the batch built as
     the v1 trainer builds it (`v1_trainer_batch`, the prompts registered in the queue as pending).
-    Needs `start_transfer_queue()`.
+    Needs `start_transfer_queue()`. `prepare(batch)`, if given, may add fields (e.g. `__rollout_n__`).
 
     Returns ({(row index, session): the trajectory's fields from the queue}, {row index: the uid's
     final status tag}, the worker). The queue's entries are cleared afterwards.
@@ -137,6 +138,8 @@ async def run_worker_tq(config: Any, server_manager: Any, worker_class: Any = No
 
     worker = (worker_class or AgentLoopWorkerTQ.__ray_actor_class__)(config, server_manager)
     batch, uids = v1_trainer_batch(config, worker.tokenizer)
+    if prepare is not None:
+        prepare(batch)
     tags = [{"is_prompt": True, "status": "pending", "global_steps": 1} for _ in uids]
     await tq.async_kv_batch_put(keys=uids, partition_id="train", tags=tags)
 
@@ -147,7 +150,7 @@ async def run_worker_tq(config: Any, server_manager: Any, worker_class: Any = No
 
     await asyncio.wait_for(generate(), timeout_s)
     listed = (await tq.async_kv_list(partition_id="train"))["train"]
-    n = config.actor_rollout_ref.rollout.n
+    n = max([config.actor_rollout_ref.rollout.n, *(batch["__rollout_n__"] if "__rollout_n__" in batch.keys() else [])])
     keys = [f"{u}_{s}_0" for u in uids for s in range(n) if f"{u}_{s}_0" in listed]
     trajectories = {}
     if keys:

@@ -25,13 +25,13 @@ def queue():
     stop_transfer_queue()
 
 
-def _run(queue, model_dir, tmp_path, rows, worker_class, server, n=2):
+def _run(queue, model_dir, tmp_path, rows, worker_class, server, n=2, prepare=None):
     train = write_prompt_rows(tmp_path / f"train-{uuid.uuid4().hex[:6]}.parquet", rows)
     cfg = verl_config(model_dir, train, AGENT_LOOP_CONFIG, overrides=[f"actor_rollout_ref.rollout.n={n}"])
 
     async def main():
         try:
-            return await run_worker_tq(cfg, server, worker_class)
+            return await run_worker_tq(cfg, server, worker_class, prepare=prepare)
         finally:
             await close_loop_leases()
 
@@ -56,6 +56,18 @@ def test_the_per_sample_loop_and_the_batch_worker_put_the_same_trajectories_into
     easy_turns = max(len(play_directly(ENV, r.seed, REPLIES * 5)[1]) for r in rows[:3])
     hard_turns = len(play_directly(rows[3].env_id, rows[3].seed, REPLIES * 5)[1])
     assert worker.gem_ts_calls == {"make_vec": 2, "reset": 2, "step": easy_turns + hard_turns}
+
+
+def test_per_prompt_rollout_n_sets_each_prompts_sessions_and_a_prompt_with_none_does_not_stall_the_batch(queue, model_dir, tokenizer, tmp_path):
+    from gem_ts_verl.batch_tq import GemTsBatchAgentLoopWorkerTQ
+    from verl.utils import tensordict_utils as tu
+
+    rows = [EnvRow(ENV, s) for s in (0, 1, 2)]
+    out, status, worker = _run(queue, model_dir, tmp_path, rows, GemTsBatchAgentLoopWorkerTQ, SlowScriptedServer(tokenizer, REPLIES),
+                               prepare=lambda batch: tu.assign_non_tensor_stack(batch, "__rollout_n__", [2, 0, 3]))
+    assert set(status.values()) == {"finished"}  # the n=0 prompt ends first, yet the others are not aborted
+    assert sorted(out) == [(0, 0), (0, 1), (2, 0), (2, 1), (2, 2)]
+    assert worker.gem_ts_calls["reset"] == 1 and worker.gem_ts_calls["make_vec"] == 1
 
 
 def test_a_failing_session_fails_its_prompt_and_the_rest_do_not_hang(queue, model_dir, tokenizer, tmp_path):
