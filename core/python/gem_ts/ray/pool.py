@@ -133,12 +133,20 @@ class _Registry:
         """Places a server on every live node this pool has never seen (one that joined the cluster:
         autoscaled, or a replacement machine, which Ray gives a new node id). A node whose server was
         lost is not retried here: it is gone or failing, and ``add_nodes`` re-places on demand."""
-        for node in _alive_nodes(self.num_cpus):
+        for node in self._place_missing(_alive_nodes(self.num_cpus), self.table):
+            self._event("joined", {"node_id": node})
+
+    def _place_missing(self, nodes: List[str], known: Dict[str, Any]) -> List[str]:
+        """Places a server on each of ``nodes`` that is not in ``known`` (the table: ever seen; the
+        actors: has a live server); returns those placed."""
+        placed = []
+        for node in nodes:
             with self._lock:
-                seen = node in self.table
-            if not seen:
+                missing = node not in known
+            if missing:
                 self._place(node)
-                self._event("joined", {"node_id": node})
+                placed.append(node)
+        return placed
 
     def _health_loop(self) -> None:
         every = max(1, round(NODE_SCAN_INTERVAL_S / self.health_interval_s))
@@ -174,14 +182,7 @@ class _Registry:
                 f"gem-ts pool {self.name!r} lives in a STRICT_SPREAD placement group of fixed bundles; "
                 "shut it down and start it again to change its size"
             )
-        placed = []
-        for node in nodes if nodes is not None else _alive_nodes(self.num_cpus):
-            with self._lock:
-                has = node in self.actors
-            if not has:
-                self._place(node)
-                placed.append(node)
-        return placed
+        return self._place_missing(nodes if nodes is not None else _alive_nodes(self.num_cpus), self.actors)
 
     def actor(self, node_id: str) -> Any:
         return self.actors.get(node_id)
