@@ -25,6 +25,19 @@ class GemError(Exception):
         self.message = message
         self.data = data
 
+    def __reduce__(self) -> Any:
+        # The default rebuilds with ``cls(*self.args)``, one formatted string, which no subclass's
+        # ``__init__`` takes: a gem-ts error raised in a Ray actor or task reached its caller as
+        # Ray's UnserializableException, its message lost. Rebuild from the instance's own state.
+        return (_rebuild, (type(self), self.args, self.__dict__))
+
+
+def _rebuild(cls: "type[GemError]", args: tuple, state: dict) -> GemError:
+    err: GemError = cls.__new__(cls)
+    err.args = args
+    err.__dict__.update(state)
+    return err
+
 
 class InvalidRequestError(GemError, ValueError):
     """The request or its arguments are wrong (unknown env, bad options, bad batch, …)."""

@@ -7,6 +7,7 @@ pool. One cluster for the module (starting raylets is most of the time)."""
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import time
 from typing import Any, Dict, Iterator, List, Sequence, Tuple
@@ -17,6 +18,7 @@ from ray.cluster_utils import Cluster
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 import gem_ts
+import gem_ts.errors
 import gem_ts.ray
 from gem_ts.ray import EnvLostError, EnvServerPool, current_node_id
 from gem_ts.ray.testing import start_local_cluster, stop_local_cluster
@@ -188,21 +190,27 @@ def test_autoreset_mode_gives_new_episodes_on_live_servers_in_the_same_step(pool
         assert all(truncated[g] and "Guess The Number" in obs[g] for g in held)
         assert (sharded.shards[target].server["endpoint"], sharded.shards[target].server["boot_id"]) != gone
         print(f"\nfailover (kill -9, autoreset): lost report + new episode {after:.2f} s")
+    # Right after the kill the table may still list the dead process; wait_ready returns servers that
+    # answered a ping, so the killed one only as its restarted process.
+    ready = pool.wait_ready(count=3, timeout=120)
+    assert len(ready) == 3 and all(s["boot_id_seen"] == s["boot_id"] for s in ready)
+    assert gone[1] not in {s["boot_id"] for s in ready}
 
 
 def test_removed_node_leaves_the_pool_and_its_envs_are_lost(cluster: Tuple[Cluster, List[Any]], pool: EnvServerPool) -> None:
     c, workers = cluster
     live = {s["node_id"]: s["endpoint"] for s in pool.wait_ready(count=3, timeout=90)}
-    # A worker node whose server is up now, and not the node this test runs on (the pool's registry
+    # A worker node whose server holds envs, and not the node this test runs on (the pool's registry
     # lives there; with several raylets on one IP, Ray may attach the driver to any of them).
     here = current_node_id()
-    node = next((w for w in reversed(workers) if w.node_id in live and w.node_id != here), None)
-    assert node is not None, f"no worker node has a live server: {pool.servers(alive_only=False)}"
-    node_id = node.node_id
     with pool.make_vec(EASY, num_envs=6) as sharded:
         sharded.reset(seed=4)
+        used = {sh.server["node_id"] for sh in sharded.shards}
+        node = next((w for w in reversed(workers) if w.node_id in used and w.node_id != here), None)
+        assert node is not None, f"no worker node holds envs: {[sh.server for sh in sharded.shards]}, {sharded.lost_log}"
+        node_id = node.node_id
         held = [g for g, e in enumerate(sharded.servers) if e == live[node_id]]
-        assert held, (sharded.servers, live)
+        assert held, (sharded.servers, live, sharded.lost_log)
         removed_at = time.monotonic()
         c.remove_node(node)
         _wait(lambda: node_id not in {s["node_id"] for s in pool.servers()}, 60, "the pool to drop the removed node's server")
@@ -257,6 +265,53 @@ def test_the_pool_restarted_under_its_name_serves_again(pool: EnvServerPool) -> 
         assert [r["node"] for r in runs] == nodes and all(r["boot_id"] not in old_boots for r in runs)
     finally:
         again.shutdown()
+
+
+def _flaky_server_env(tmp_path: Any, fails: int) -> Dict[str, Any]:
+    """A runtime env whose gem-ts CLI exits with code 3 on its first ``fails`` starts (counted in a
+    file), then runs the real server: a Node process that does not come up, caused for real."""
+    from gem_ts.local_server import find_cli
+
+    script = tmp_path / "flaky-cli.sh"
+    script.write_text(
+        f'n=$(cat {tmp_path / "starts"} 2>/dev/null || echo 0); echo $((n + 1)) > {tmp_path / "starts"}\n'
+        f'if [ "$n" -lt {fails} ]; then echo "injected start failure $((n + 1))" >&2; exit 3; fi\n'
+        f'exec {shlex.join(find_cli())} "$@"\n'
+    )
+    return {"env_vars": {"GEM_TS_NODE_CLI": f"bash {script}"}}
+
+
+def test_a_server_that_fails_to_start_is_placed_again_and_says_why(cluster: Tuple[Cluster, List[Any]], tmp_path: Any) -> None:
+    here = current_node_id()
+    flaky = EnvServerPool("flaky", num_cpus=0, nodes=[here], health_interval_s=0.3, runtime_env=_flaky_server_env(tmp_path, fails=1))
+    try:
+        (server,) = flaky.wait_ready(count=1, timeout=120)
+        assert (tmp_path / "starts").read_text().strip() == "2"
+        (failed,) = [e for e in flaky.events() if e["kind"] == "start_failed"]
+        assert failed["node_id"] == here
+        assert "did not start (it exited with code 3)" in failed["problem"] and "injected start failure 1" in failed["problem"]
+        assert "UnserializableException" not in failed["problem"]
+        with gem_ts.Client(server["endpoint"], token=flaky.token, heartbeat=False) as c:  # the second start serves
+            assert EASY in c.list_envs()
+    finally:
+        flaky.shutdown()
+
+
+def test_a_server_that_never_starts_fails_wait_ready_early_with_its_reason(cluster: Tuple[Cluster, List[Any]], tmp_path: Any) -> None:
+    here = current_node_id()
+    broken = EnvServerPool("broken", num_cpus=0, nodes=[here], health_interval_s=0.3, runtime_env=_flaky_server_env(tmp_path, fails=99))
+    try:
+        # A verdict, not the TimeoutError of waiting out the 300 s.
+        with pytest.raises(gem_ts.errors.ServerUnavailableError, match="injected start failure 3") as down:
+            broken.wait_ready(count=1, timeout=300)
+        assert "0 of 1 servers up" in str(down.value)
+        assert (tmp_path / "starts").read_text().strip() == str(gem_ts.ray.pool.MAX_START_ATTEMPTS)
+        assert [e["kind"] for e in broken.events()] == ["start_failed"] * gem_ts.ray.pool.MAX_START_ATTEMPTS
+        (entry,) = broken.servers(alive_only=False)
+        assert entry["alive"] is False and entry["gone"] and not entry.get("starting")
+        assert entry["start_attempt"] == gem_ts.ray.pool.MAX_START_ATTEMPTS
+    finally:
+        broken.shutdown()
 
 
 def test_bad_sharding_arguments_are_refused_before_anything_is_made() -> None:

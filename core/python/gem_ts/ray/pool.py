@@ -16,22 +16,29 @@ which other machines reach); ``pool.token`` is what clients send.
 from __future__ import annotations
 
 import itertools
+import re
 import secrets
 import threading
 import time
-from typing import Any, Dict, List, Optional, Sequence, Union
+from collections import deque
+from typing import Any, Deque, Dict, List, Optional, Sequence, Union
 
 import ray
 from ray.util.placement_group import placement_group, placement_group_table, remove_placement_group
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy, PlacementGroupSchedulingStrategy
 
 from ..client import Client
+from ..errors import ServerUnavailableError
 from .server_actor import EnvServer
 
 NAMESPACE = "gem_ts"
 DEFAULT_HEALTH_INTERVAL_S = 0.5
 #: How often a following pool lists the cluster's nodes (one GCS call; joins are rare, minutes apart).
 NODE_SCAN_INTERVAL_S = 2.0
+#: A server whose actor failed to start on a live node (its Node process did not come up: a port, a
+#: slow disk, a loaded machine) is placed again, this many times in all, after 1 s, 2 s, 4 s ...
+MAX_START_ATTEMPTS = 3
+START_RETRY_S = 1.0
 
 
 def _registry_name(name: str) -> str:
@@ -74,7 +81,11 @@ class _Registry:
         self.follow_nodes = follow_nodes
         self.actors: Dict[str, Any] = {}
         self.table: Dict[str, Dict[str, Any]] = {}
-        self.events: List[Dict[str, Any]] = []
+        self.events: Deque[Dict[str, Any]] = deque(maxlen=10_000)  # a long job's history, bounded
+        self.start_attempts: Dict[str, int] = {}  # node id -> starts since its server was last up
+        self.retry_at: Dict[str, float] = {}  # node id -> when its failed start is tried again
+        self.closed = False
+        self._serial = itertools.count(1)
         self._lock = threading.Lock()
         self._me = ray.get_runtime_context().current_actor
         for node in nodes:
@@ -93,16 +104,22 @@ class _Registry:
             max_restarts=0,  # the actor restarts its Node process; a lost actor is the node's loss
             max_concurrency=4,
             runtime_env=self.runtime_env,
-            name=f"gem_ts_server:{self.name}:{node_id[:12]}",
+            # Numbered: Ray keeps the name of an actor that failed to start, and a retry needs its own.
+            name=f"gem_ts_server:{self.name}:{node_id[:12]}:{next(self._serial)}",
             namespace=NAMESPACE,
         )
         actor = actor_cls.remote(self.token, self.server_args, self._me)
         with self._lock:
+            self.retry_at.pop(node_id, None)
+            attempt = self.start_attempts[node_id] = self.start_attempts.get(node_id, 0) + 1
             self.actors[node_id] = actor
-            self.table[node_id] = {"node_id": node_id, "alive": False, "starting": True}
+            self.table[node_id] = {"node_id": node_id, "alive": False, "starting": True, "start_attempt": attempt}
 
     def _event(self, kind: str, info: Dict[str, Any]) -> None:
-        self.events.append({"t": time.time(), "kind": kind, "node_id": info.get("node_id"), "endpoint": info.get("endpoint")})
+        event = {"t": time.time(), "kind": kind, "node_id": info.get("node_id"), "endpoint": info.get("endpoint")}
+        if info.get("problem"):
+            event["problem"] = info["problem"]
+        self.events.append(event)
 
     # ── announcements and health ──────────────────────────────────────────────────────────────────
 
@@ -110,6 +127,8 @@ class _Registry:
         with self._lock:
             old = self.table.get(info["node_id"], {})
             self.table[info["node_id"]] = info
+            if info.get("alive"):
+                self.start_attempts.pop(info["node_id"], None)
         if old.get("boot_id") and old.get("boot_id") != info.get("boot_id"):
             self._event("restarted", info)
 
@@ -118,16 +137,33 @@ class _Registry:
             info = ray.get(actor.info.remote(), timeout=max(5.0, self.health_interval_s * 4))
         except ray.exceptions.GetTimeoutError:
             return  # still starting (or a slow node): no verdict yet
-        except Exception as e:  # noqa: BLE001  (the actor died: its node was removed or it was killed)
+        except Exception as e:  # noqa: BLE001  (the actor died: its node was removed, it was killed, or it did not start)
+            failed_start = isinstance(e, ray.exceptions.RayActorError) and e.actor_init_failed
+            retry = failed_start and not self.closed and self.start_attempts.get(node_id, 0) < MAX_START_ATTEMPTS and node_id in _alive_nodes(0)
             with self._lock:
                 if self.actors.get(node_id) is not actor:
                     return
                 del self.actors[node_id]
-                dead = {**self.table.get(node_id, {"node_id": node_id}), "alive": False, "problem": f"server actor lost: {type(e).__name__}"}
+                old = self.table.get(node_id, {"node_id": node_id})
+                dead = {k: v for k, v in old.items() if k != "starting"}
+                dead.update(alive=False, problem=_start_problem(e) if failed_start else f"server actor lost: {type(e).__name__}")
+                if retry:
+                    dead["starting"] = True  # placed again after a back-off
+                    self.retry_at[node_id] = time.monotonic() + START_RETRY_S * 2 ** (self.start_attempts.get(node_id, 1) - 1)
+                else:
+                    dead["gone"] = True  # no actor and none to come, until add_nodes places one
                 self.table[node_id] = dead
-            self._event("lost", dead)
+            self._event("start_failed" if failed_start else "lost", dead)
             return
         self.announce(info)
+
+    def _retry_failed_starts(self) -> None:
+        now = time.monotonic()
+        with self._lock:
+            due = [n for n, at in self.retry_at.items() if at <= now and n not in self.actors]
+        for node_id in due:
+            if not self.closed:
+                self._place(node_id)
 
     def _join_new_nodes(self) -> None:
         """Places a server on every live node this pool has never seen (one that joined the cluster:
@@ -152,15 +188,16 @@ class _Registry:
         every = max(1, round(NODE_SCAN_INTERVAL_S / self.health_interval_s))
         for tick in itertools.count(1):
             time.sleep(self.health_interval_s)
-            with self._lock:
-                actors = list(self.actors.items())
-            for node_id, actor in actors:
-                self._check(node_id, actor)
-            if self.follow_nodes and tick % every == 0:
-                try:
+            try:
+                with self._lock:
+                    actors = list(self.actors.items())
+                for node_id, actor in actors:
+                    self._check(node_id, actor)
+                self._retry_failed_starts()
+                if self.follow_nodes and tick % every == 0:
                     self._join_new_nodes()
-                except Exception as e:  # noqa: BLE001  (the GCS is briefly unreachable: try next scan)
-                    self._event("scan_failed", {"node_id": None, "endpoint": repr(e)})
+            except Exception as e:  # noqa: BLE001  (the GCS briefly unreachable…: the loop must outlive it)
+                self._event("health_failed", {"node_id": None, "problem": repr(e)})
 
     # ── what pools ask ────────────────────────────────────────────────────────────────────────────
 
@@ -189,6 +226,8 @@ class _Registry:
 
     def shutdown(self) -> None:
         with self._lock:
+            self.closed = True
+            self.retry_at.clear()
             actors = list(self.actors.values())
             self.actors.clear()
         for a in actors:
@@ -204,6 +243,15 @@ class _Registry:
 def _bundle_nodes(group: Any) -> Dict[str, int]:
     """node id -> bundle index of a ready placement group (STRICT_SPREAD: one bundle per node)."""
     return {str(node): int(i) for i, node in placement_group_table(group)["bundles_to_node_id"].items()}
+
+
+def _start_problem(e: Exception) -> str:
+    """What a server actor's failed start says: the exception its ``__init__`` raised (the end of
+    Ray's error text, after the traceback), not Ray's wrapper around it."""
+    text = str(getattr(e, "error_msg", "") or e)
+    after_traceback = max(0, text.rfind('\n  File "'))
+    found = re.compile(r"^(?:[\w.]+\.)?\w*(?:Error|Exception)\b", flags=re.M).search(text, after_traceback)
+    return "server did not start: " + (text[found.start() :] if found else text[-2000:]).strip()
 
 
 def _alive_nodes(num_cpus: float) -> List[str]:
@@ -302,32 +350,54 @@ class EnvServerPool:
         return self._token
 
     def servers(self, *, alive_only: bool = True) -> List[Dict[str, Any]]:
-        """The servers (node_id, endpoint, boot_id, generation, pid, alive, restarts)."""
+        """The servers (node_id, endpoint, boot_id, generation, pid, alive, restarts; while down:
+        problem, starting (a start or retry under way) or gone (no actor: lost, or out of retries))."""
         table: List[Dict[str, Any]] = ray.get(self._registry.servers.remote())
         return [s for s in table if s.get("alive")] if alive_only else table
 
     def wait_ready(self, count: Optional[int] = None, timeout: float = 120.0) -> List[Dict[str, Any]]:
-        """Blocks until ``count`` servers (default: all placed) answer; returns them."""
+        """Blocks until ``count`` servers (default: all placed) answer a ping; returns them. Raises
+        ``ServerUnavailableError`` as soon as too few are up or still starting, with their problems."""
         deadline = time.monotonic() + timeout
         while True:
             table = self.servers(alive_only=False)
             live = [s for s in table if s.get("alive")]
             want = len(table) if count is None else count
             if len(live) >= want and want > 0:
-                return live
+                # The table can trail a server that just died (health checks are periodic): it is
+                # ready when it answers a ping.
+                answered = [h for h in self.health() if h.get("alive")]
+                if len(answered) >= want:
+                    return answered
+            gone = [s for s in table if s.get("gone")]  # (a server that restarts is not gone)
+            if 0 < want <= len(table) and len(table) - len(gone) < want:  # (more than the table: nodes may join)
+                down = "; ".join(f"node {s['node_id'][:12]}: {s.get('problem')}" for s in gone)
+                raise ServerUnavailableError("SERVER_UNAVAILABLE", f"gem-ts pool {self.name!r}: {len(live)} of {want} servers up, and the others cannot come up: {down}")
             if time.monotonic() > deadline:
                 raise TimeoutError(f"gem-ts pool {self.name!r}: {len(live)} of {want} servers up after {timeout:.0f} s: {table}")
             time.sleep(0.2)
 
     def events(self) -> List[Dict[str, Any]]:
         """What the registry saw: 'restarted' (a new Node process), 'lost' (an actor gone), 'joined' (a
-        server placed on a node that joined the cluster)."""
+        server placed on a node that joined the cluster), 'start_failed' (a server actor whose start
+        raised: ``problem`` says what; retried up to ``MAX_START_ATTEMPTS``), 'health_failed' (a
+        health round that raised, e.g. the GCS briefly unreachable)."""
         return list(ray.get(self._registry.get_events.remote()))
 
     def health(self) -> List[Dict[str, Any]]:
-        """A protocol-level ping of every live server, run by its own actor."""
-        actors = [ray.get(self._registry.actor.remote(s["node_id"])) for s in self.servers()]
-        return list(ray.get([a.health.remote() for a in actors if a is not None]))
+        """A protocol-level ping of every server the table lists alive, run by its own actor; one
+        that does not answer (or whose actor is gone) is reported ``alive: False`` with its problem."""
+        asked = []
+        for s in self.servers():
+            actor = ray.get(self._registry.actor.remote(s["node_id"]))
+            asked.append((s, actor.health.remote() if actor is not None else None))
+        out = []
+        for s, ref in asked:
+            try:
+                out.append(ray.get(ref, timeout=30) if ref is not None else {**s, "alive": False, "problem": "server actor lost"})
+            except Exception as e:  # noqa: BLE001  (a report: the actor died or hangs since the table was read)
+                out.append({**s, "alive": False, "problem": f"server actor lost: {type(e).__name__}"})
+        return out
 
     def add_nodes(self, nodes: Optional[Sequence[str]] = None) -> List[str]:
         """Places servers on ``nodes`` (default: every live node without one, e.g. one just joined)."""
@@ -339,8 +409,6 @@ class EnvServerPool:
         """The server on ``node_id`` (default: this process's node) if alive, else another live one."""
         live = [s for s in self.servers() if s["endpoint"] not in exclude]
         if not live:
-            from ..errors import ServerUnavailableError
-
             raise ServerUnavailableError("SERVER_UNAVAILABLE", f"gem-ts pool {self.name!r} has no live server")
         here = node_id or current_node_id()
         for s in live:
