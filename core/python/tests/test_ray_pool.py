@@ -231,10 +231,10 @@ def test_a_node_that_joins_gets_a_server_but_a_pool_on_named_nodes_stays_put(clu
     here = current_node_id()
     fixed = EnvServerPool("fixed", num_cpus=0, nodes=[here], health_interval_s=0.3)  # 0 CPUs: "test" holds them
     try:
-        fixed.wait_ready(count=1, timeout=90)
+        fixed.wait_ready(count=1, timeout=180)
         joined_at = time.monotonic()
         new = c.add_node(num_cpus=1)
-        server = _wait(lambda: next((s for s in pool.servers() if s["node_id"] == new.node_id), None), 90, "a server on the new node")
+        server = _wait(lambda: next((s for s in pool.servers() if s["node_id"] == new.node_id), None), 180, "a server on the new node")
         print(f"\nnode joined: its server was up in {time.monotonic() - joined_at:.2f} s")
         assert any(e["kind"] == "joined" and e["node_id"] == new.node_id for e in pool.events())
         run = ray.get(_play_on_this_node.options(scheduling_strategy=NodeAffinitySchedulingStrategy(new.node_id, soft=False)).remote("test"))
