@@ -314,6 +314,22 @@ def test_a_server_that_never_starts_fails_wait_ready_early_with_its_reason(clust
         broken.shutdown()
 
 
+def test_a_pool_token_that_starts_with_a_dash_serves(cluster: Tuple[Cluster, List[Any]]) -> None:
+    """secrets.token_urlsafe starts with "-" once in 64 pools: the server took it for a flag and every
+    start exited with code 2 (the CI failure of the join test)."""
+    here = current_node_id()
+    dashed = EnvServerPool("dash", num_cpus=0, nodes=[here], health_interval_s=0.3, token="-looks-like-a-flag")
+    try:
+        (server,) = dashed.wait_ready(count=1, timeout=180)
+        assert not [e for e in dashed.events() if e["kind"] == "start_failed"]
+        with gem_ts.Client(server["endpoint"], token="-looks-like-a-flag", heartbeat=False) as c:
+            vec = gem_ts.make_vec(EASY, num_envs=1, client=c)
+            assert "Guess The Number" in vec.reset(seed=1)[0][0]
+            vec.close()
+    finally:
+        dashed.shutdown()
+
+
 def test_bad_sharding_arguments_are_refused_before_anything_is_made() -> None:
     from gem_ts.ray import ShardedVectorEnv
 

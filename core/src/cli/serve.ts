@@ -64,7 +64,8 @@ export async function run(args: string[]): Promise<number> {
       strict: true,
     }));
   } catch (e) {
-    console.error(`gem-ts serve: ${(e as Error).message}\n\n${HELP}`);
+    // The reason last: a launcher that keeps the end of stderr (the Python client keeps 20 lines) shows it.
+    console.error(`${HELP}\ngem-ts serve: ${(e as Error).message}`);
     return 2;
   }
   if (values.help) {

@@ -49,7 +49,9 @@ class EnvServer:
     # ── the Node process ──────────────────────────────────────────────────────────────────────────
 
     def _start(self, port: int) -> None:
-        args = [*self.server_args, "--auth-token", self.token]
+        # One argument: a token may start with "-" (token_urlsafe does, 1 in 64), and a separate value
+        # that looks like a flag is refused by the CLI (exit code 2, every retry).
+        args = [*self.server_args, f"--auth-token={self.token}"]
         try:
             srv = LocalServer(args, endpoint=f"tcp://{self.host}:{port}")
         except ServerUnavailableError:
