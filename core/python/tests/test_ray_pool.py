@@ -6,6 +6,7 @@ pool. One cluster for the module (starting raylets is most of the time)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import signal
@@ -42,6 +43,16 @@ def pool(cluster: Tuple[Cluster, List[Any]]) -> Iterator[EnvServerPool]:
     p.wait_ready(count=3, timeout=240)
     yield p
     p.shutdown()
+
+
+@contextlib.contextmanager
+def _pool_on_this_node(name: str, **kwargs: Any) -> Iterator[EnvServerPool]:
+    """A one-server pool on the driver's node, with 0 CPUs (the module's "test" pool holds them)."""
+    p = EnvServerPool(name, num_cpus=0, nodes=[current_node_id()], health_interval_s=0.3, **kwargs)
+    try:
+        yield p
+    finally:
+        p.shutdown()
 
 
 def _wait(cond: Any, timeout: float, what: str) -> Any:
@@ -229,8 +240,7 @@ def test_removed_node_leaves_the_pool_and_its_envs_are_lost(cluster: Tuple[Clust
 def test_a_node_that_joins_gets_a_server_but_a_pool_on_named_nodes_stays_put(cluster: Tuple[Cluster, List[Any]], pool: EnvServerPool) -> None:
     c, _ = cluster
     here = current_node_id()
-    fixed = EnvServerPool("fixed", num_cpus=0, nodes=[here], health_interval_s=0.3)  # 0 CPUs: "test" holds them
-    try:
+    with _pool_on_this_node("fixed") as fixed:
         fixed.wait_ready(count=1, timeout=180)
         joined_at = time.monotonic()
         new = c.add_node(num_cpus=1)
@@ -242,8 +252,6 @@ def test_a_node_that_joins_gets_a_server_but_a_pool_on_named_nodes_stays_put(clu
         time.sleep(3 * gem_ts.ray.pool.NODE_SCAN_INTERVAL_S)  # past a scan of the fixed pool as well
         assert [s["node_id"] for s in fixed.servers(alive_only=False)] == [here]
         assert not [e for e in fixed.events() if e["kind"] == "joined"]
-    finally:
-        fixed.shutdown()
     with pytest.raises(ValueError, match="fixed size"):
         EnvServerPool("spread-follow", placement="strict_spread", follow_nodes=True)
 
@@ -283,8 +291,7 @@ def _flaky_server_env(tmp_path: Any, fails: int) -> Dict[str, Any]:
 
 def test_a_server_that_fails_to_start_is_placed_again_and_says_why(cluster: Tuple[Cluster, List[Any]], tmp_path: Any) -> None:
     here = current_node_id()
-    flaky = EnvServerPool("flaky", num_cpus=0, nodes=[here], health_interval_s=0.3, runtime_env=_flaky_server_env(tmp_path, fails=1))
-    try:
+    with _pool_on_this_node("flaky", runtime_env=_flaky_server_env(tmp_path, fails=1)) as flaky:
         (server,) = flaky.wait_ready(count=1, timeout=120)
         assert (tmp_path / "starts").read_text().strip() == "2"
         (failed,) = [e for e in flaky.events() if e["kind"] == "start_failed"]
@@ -293,14 +300,10 @@ def test_a_server_that_fails_to_start_is_placed_again_and_says_why(cluster: Tupl
         assert "UnserializableException" not in failed["problem"]
         with gem_ts.Client(server["endpoint"], token=flaky.token, heartbeat=False) as c:  # the second start serves
             assert EASY in c.list_envs()
-    finally:
-        flaky.shutdown()
 
 
 def test_a_server_that_never_starts_fails_wait_ready_early_with_its_reason(cluster: Tuple[Cluster, List[Any]], tmp_path: Any) -> None:
-    here = current_node_id()
-    broken = EnvServerPool("broken", num_cpus=0, nodes=[here], health_interval_s=0.3, runtime_env=_flaky_server_env(tmp_path, fails=99))
-    try:
+    with _pool_on_this_node("broken", runtime_env=_flaky_server_env(tmp_path, fails=99)) as broken:
         # A verdict, not the TimeoutError of waiting out the 300 s.
         with pytest.raises(gem_ts.errors.ServerUnavailableError, match="injected start failure 3") as down:
             broken.wait_ready(count=1, timeout=300)
@@ -310,24 +313,18 @@ def test_a_server_that_never_starts_fails_wait_ready_early_with_its_reason(clust
         (entry,) = broken.servers(alive_only=False)
         assert entry["alive"] is False and entry["gone"] and not entry.get("starting")
         assert entry["start_attempt"] == gem_ts.ray.pool.MAX_START_ATTEMPTS
-    finally:
-        broken.shutdown()
 
 
 def test_a_pool_token_that_starts_with_a_dash_serves(cluster: Tuple[Cluster, List[Any]]) -> None:
     """secrets.token_urlsafe starts with "-" once in 64 pools: the server took it for a flag and every
     start exited with code 2 (the CI failure of the join test)."""
-    here = current_node_id()
-    dashed = EnvServerPool("dash", num_cpus=0, nodes=[here], health_interval_s=0.3, token="-looks-like-a-flag")
-    try:
+    with _pool_on_this_node("dash", token="-looks-like-a-flag") as dashed:
         (server,) = dashed.wait_ready(count=1, timeout=180)
         assert not [e for e in dashed.events() if e["kind"] == "start_failed"]
         with gem_ts.Client(server["endpoint"], token="-looks-like-a-flag", heartbeat=False) as c:
             vec = gem_ts.make_vec(EASY, num_envs=1, client=c)
             assert "Guess The Number" in vec.reset(seed=1)[0][0]
             vec.close()
-    finally:
-        dashed.shutdown()
 
 
 def test_bad_sharding_arguments_are_refused_before_anything_is_made() -> None:
