@@ -41,7 +41,7 @@ what to play
   --max-turns T            model turns before an episode is stopped (default 100)
                            math envs: --option prompt_template=boxed|none|'TEXT {question}'
                            sets the instruction (eval:* math sets default to boxed, which
-                           asks for a \boxed{} answer); --option extract_from_prose=true
+                           asks for a \\boxed{} answer); --option extract_from_prose=true
                            also grades a final answer stated without a box
 
 sampling (sent only when given; otherwise the server's defaults apply)
