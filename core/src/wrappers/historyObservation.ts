@@ -34,7 +34,9 @@ function withNewline(text: string): string {
 function frame(info: Info, body: string): string {
   const prefix = typeof info.prefix === 'string' ? info.prefix : '';
   const suffix = typeof info.suffix === 'string' ? info.suffix : '';
-  return prefix + body + suffix;
+  // A suffix is its own line: a chat turn's body is not newline-terminated, and "…\boxed{}.Enter your
+  // next guess." reads as one sentence.
+  return prefix + (suffix ? withNewline(body) : body) + suffix;
 }
 
 /** The turns kept one by one, for the modes that need more than the running text. */

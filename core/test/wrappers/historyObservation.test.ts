@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { Env, Info, ResetResult, StepResult } from '../../src/core/env.ts';
 import { BaseEnv } from '../../src/core/baseEnv.ts';
 import { applyWrappers } from '../../src/wrappers/factory.ts';
+import { make } from '../../src/registry/registry.ts';
+import '../../src/envs/index.ts';
 
 /** Scripted feedback with GEM's info conventions (suffix, parsed_action, use_tool). */
 class ScriptEnv extends BaseEnv<{ t: number }> {
@@ -59,14 +61,14 @@ describe('concat_with_action', () => {
 });
 
 describe('concat_chat', () => {
-  it('renders user/assistant turns, tool observations as tool turns, suffix inside the last user turn', async () => {
+  it('renders user/assistant turns, tool observations as tool turns, suffix on its own line inside the last user turn', async () => {
     const env = applyWrappers(new ScriptEnv([{ use_tool: true }, {}]), ['concat_chat'], { chat_template: 'chatml' });
     const t = await transcript(env, ['A', 'B']);
-    expect(t[0]).toBe('<|im_start|>user\nTask[board 0]<|im_end|>\n<|im_start|>assistant\n');
+    expect(t[0]).toBe('<|im_start|>user\nTask\n[board 0]<|im_end|>\n<|im_start|>assistant\n');
     expect(t[2]).toBe(
       '<|im_start|>user\nTask<|im_end|>\n<|im_start|>assistant\nA<|im_end|>\n' +
         '<|im_start|>tool\nfb1(A)<|im_end|>\n<|im_start|>assistant\nB<|im_end|>\n' +
-        '<|im_start|>user\nfb2(B)[board 2]<|im_end|>\n<|im_start|>assistant\n',
+        '<|im_start|>user\nfb2(B)\n[board 2]<|im_end|>\n<|im_start|>assistant\n',
     );
   });
 
@@ -82,7 +84,7 @@ describe('concat_chat_on_reset', () => {
   it('renders only the first observation as a chat prompt, then appends turns as text', async () => {
     const env = applyWrappers(new ScriptEnv(), ['concat_chat_on_reset'], { chat_template: 'llama3' });
     const t = await transcript(env, ['A']);
-    const first = '<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nTask[board 0]<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n';
+    const first = '<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nTask\n[board 0]<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n';
     expect(t[0]).toBe(first);
     expect(t[1]).toBe(`${first}A\nfb1(A)\n[board 1]`);
   });
@@ -134,7 +136,18 @@ describe('history bookkeeping', () => {
   it('concat_chat_on_reset drops the chat-rendered first turn once the history is full', async () => {
     const env = applyWrappers(new ScriptEnv(), ['concat_chat_on_reset'], { chat_template: 'chatml', max_history_length: 1 });
     const t = await transcript(env, ['A', 'B']);
-    expect(t[1]).toMatch(/^<\|im_start\|>user\nTask\[board 0\]<\|im_end\|>\n<\|im_start\|>assistant\nA\nfb1\(A\)\n\[board 1\]$/);
+    expect(t[1]).toMatch(/^<\|im_start\|>user\nTask\n\[board 0\]<\|im_end\|>\n<\|im_start\|>assistant\nA\nfb1\(A\)\n\[board 1\]$/);
     expect(t[2]).toBe('fb1(A)\nB\nfb2(B)\n[board 2]');
+  });
+});
+
+describe('a suffix after a tool prompt', () => {
+  it('starts its own line in every history mode (python_tool instructions end with a full stop)', async () => {
+    for (const mode of ['concat', 'concat_with_action', 'concat_chat', 'concat_chat_on_reset'] as const) {
+      const env = applyWrappers(make('game:GuessTheNumber-v0'), ['python_tool', mode], mode.startsWith('concat_chat') ? { chat_template: 'chatml' } : {});
+      const { observation } = await env.reset({ seed: 1 });
+      expect(observation, mode).toContain('inside \\boxed{}.\nEnter your next guess.');
+      await env.close();
+    }
   });
 });
