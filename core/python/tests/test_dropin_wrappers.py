@@ -43,3 +43,10 @@ def test_usual_order_does_not_warn_and_a_bad_one_still_fails(client, recwarn):
     assert not [w for w in recwarn if "built in that order" in str(w.message)]
     with pytest.raises(gem.InvalidWrapperError, match="appears twice"):
         gem.make_vec("game:GuessTheNumber-v0", wrappers=get_wrapper_fns("concat,concat"))
+
+
+def test_a_misspelt_name_fails_where_it_is_typed():
+    # No server needed: GEM's factory fails at the lookup, and so does ours, naming the closest name.
+    with pytest.raises(gem.InvalidWrapperError, match="Unknown wrapper 'concat_wiht_action'. Did you mean 'concat_with_action'"):
+        get_wrapper_fns("python_tool,concat_wiht_action")
+    assert [f.name for f in get_wrapper_fns("time_limit, episode_tracking")] == ["time_limit", "episode_tracking"]

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
+from difflib import get_close_matches
 from typing import Any, Dict, List, Optional
+
+from .._contract import InvalidWrapperError
 
 #: GEM's wrapper names; the server may know more (``time_limit``), and validates every name.
 WRAPPER_NAMES = (
@@ -27,6 +30,19 @@ WRAPPER_NAMES = (
 )
 
 CHAT_WRAPPERS = ("concat_chat", "concat_chat_on_reset")
+
+#: Names only the server's catalogue has (gem-ts additions); with GEM's, what ``get_wrapper_fns`` accepts.
+SERVER_WRAPPER_NAMES = ("time_limit", "mcp_tool")
+
+
+def _check_name(name: str) -> None:
+    """A misspelt name fails here, where it was typed, not at the later ``make``."""
+    known = WRAPPER_NAMES + SERVER_WRAPPER_NAMES
+    if name in known:
+        return
+    close = get_close_matches(name, known, n=1)
+    hint = f" Did you mean '{close[0]}'?" if close else ""
+    raise InvalidWrapperError("INVALID_WRAPPER", f"Unknown wrapper '{name}'.{hint} Known wrappers: {', '.join(known)}.", {"name": name})
 
 #: Where each kind sits in the stack GEM's docs describe (tool, then observation, then tracking);
 #: GEM builds any order as given, and so do we, with a warning (what the model sees changes).
@@ -121,6 +137,7 @@ def get_wrapper_fns(wrappers: str, tokenizer: Optional[Any] = None) -> List[Wrap
     for name in (w.strip() for w in (wrappers or "").split(",")):
         if not name:
             continue
+        _check_name(name)
         if name in CHAT_WRAPPERS:
             if tokenizer is None:
                 raise ValueError(f"the '{name}' wrapper needs a tokenizer (or a chat template string)")
