@@ -8,6 +8,7 @@ import { chooseAuthToken, type AuthChoice } from '../server/auth.ts';
 import { validateEndpoint } from '../server/endpoint.ts';
 import { LOG_LEVELS, type LogLevel } from '../server/logger.ts';
 import { DEFAULT_LIMITS, type ServerLimits } from '../server/protocol/version.ts';
+import { untilStopped } from './untilStopped.ts';
 
 const HELP = `usage: gem-ts serve [options]
 
@@ -130,65 +131,31 @@ export async function run(args: string[]): Promise<number> {
   });
 }
 
-/** How often the parent is checked for: a dead parent is noticed within this long. */
-const PARENT_POLL_MS = 50;
 /** A close that hangs (an env that never settles) must not keep the process: exit anyway. */
 const CLOSE_GRACE_MS = 2000;
 
 /**
- * Serves until SIGINT or SIGTERM, the parent's death (the process is re-parented: `npx`
- * and `sh -c` do not pass SIGTERM on, so without this the server outlives them holding its port) or,
- * with exitWithStdin, stdin's end. Then closes the server — sockets closed, ipc file removed — and
- * exits at once even when something else (stdin, a timer) would keep the event loop alive. A second
- * signal exits without waiting for the close.
+ * Serves until untilStopped says so, then closes the server — sockets closed, ipc file removed —
+ * and exits at once even when something else (stdin, a timer) would keep the event loop alive. A
+ * second signal exits without waiting for the close.
  */
-function runUntilStopped(
+async function runUntilStopped(
   server: { close(): Promise<void> },
   log: { info(o: object, msg: string): void },
   opts: { exitWithStdin: boolean; exitWithParent: boolean },
 ): Promise<number> {
-  return new Promise<number>((resolve) => {
-    let stopping = false;
-    const parent = process.ppid;
-    let parentWatch: ReturnType<typeof setInterval> | undefined;
-    const exitNow = (code: number) => {
-      process.exitCode = code;
-      resolve(code);
-      // Nothing of the server is left to flush; whatever else holds the loop must not hold the exit.
-      setImmediate(() => process.exit(code));
-    };
-    const stop = (why: string) => {
-      if (stopping) {
-        if (why.startsWith('SIG')) process.exit(1);
-        return;
-      }
-      stopping = true;
-      log.info({ why }, 'stopping');
-      if (parentWatch) clearInterval(parentWatch);
-      if (opts.exitWithStdin) process.stdin.destroy();
-      const hung = setTimeout(() => exitNow(1), CLOSE_GRACE_MS);
-      server.close().then(
-        () => {
-          clearTimeout(hung);
-          exitNow(0);
-        },
-        () => {
-          clearTimeout(hung);
-          exitNow(1);
-        },
-      );
-    };
-    for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => stop(sig));
-    if (opts.exitWithParent && parent > 1) {
-      parentWatch = setInterval(() => {
-        if (process.ppid !== parent) stop(`parent ${parent} exited`);
-      }, PARENT_POLL_MS);
-      parentWatch.unref();
-    }
-    if (opts.exitWithStdin) {
-      process.stdin.on('end', () => stop('stdin closed'));
-      process.stdin.on('error', () => stop('stdin error'));
-      process.stdin.resume();
-    }
-  });
+  const why = await untilStopped({ stdin: opts.exitWithStdin, parent: opts.exitWithParent });
+  log.info({ why }, 'stopping');
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => process.exit(1));
+  if (opts.exitWithStdin) process.stdin.destroy();
+  let hung: ReturnType<typeof setTimeout> | undefined;
+  const code = await Promise.race([
+    server.close().then(() => 0, () => 1),
+    new Promise<number>((resolve) => (hung = setTimeout(() => resolve(1), CLOSE_GRACE_MS))),
+  ]);
+  clearTimeout(hung);
+  process.exitCode = code;
+  // Nothing of the server is left to flush; whatever else holds the loop must not hold the exit.
+  setImmediate(() => process.exit(code));
+  return code;
 }

@@ -4,6 +4,7 @@
  * See docs/ui.md.
  */
 import { startUiServer } from '../ui/uiServer.ts';
+import { untilStopped } from './untilStopped.ts';
 
 const USAGE = `usage: gem-ts ui [--port N] [--play-dir DIR] [--chat-template T] [PATH...]
 
@@ -89,11 +90,7 @@ export async function run(args: string[]): Promise<number> {
     return 2;
   }
   console.log(`gem-ts ui: open ${ui.url}/ in a browser (Ctrl-C to stop)`);
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+  await untilStopped();
   await ui.close();
   return 0;
 }

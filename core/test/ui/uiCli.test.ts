@@ -70,4 +70,32 @@ describe('gem-ts ui', () => {
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/no-such-run: no such file or folder/);
   });
+
+  it('stops when whoever started it is killed (npx passes no SIGTERM on)', async () => {
+    // sh stands in for `npm exec` → `sh -c`: it starts the UI, prints its pid, and is killed -9.
+    const sh = spawn('sh', ['-c', `"${process.execPath}" "${BIN}" ui --port 0 --play-dir "${join(dir, 'orphan')}" & echo $!; wait`], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    sh.stdout.on('data', (b: Buffer) => (out += b.toString()));
+    await until(() => /open http/.test(out), 60_000);
+    const pid = Number(out.split('\n')[0]);
+    expect(alive(pid)).toBe(true);
+    sh.kill('SIGKILL');
+    await until(() => !alive(pid), 20_000);
+    expect(alive(pid)).toBe(false);
+  }, 90_000);
 });
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function until(ok: () => boolean, ms: number): Promise<void> {
+  for (const t0 = Date.now(); !ok() && Date.now() - t0 < ms; ) await new Promise((r) => setTimeout(r, 100));
+}
