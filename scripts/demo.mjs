@@ -3,9 +3,10 @@
 // starts the gem-ts server by itself. Extra arguments go to the Python script (try `npm run demo -- --help`).
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { ensureNodeModules, ensureRootVenv, mustRun, root } from './lib.mjs';
+import { ensureNodeModules, ensureRootVenv, ensureSandbox, mustRun, root } from './lib.mjs';
 
 ensureNodeModules();
+ensureSandbox(); // the demo's game needs no sandbox, but the next thing a user tries (python_tool, code:*) does
 const py = ensureRootVenv({ extras: ['bench'] }); // torch, transformers, matplotlib: installed on first use
 if (!py) {
   console.error('The demo needs the gem_ts Python client (core/python), which is missing from this checkout.');

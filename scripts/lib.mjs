@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync, readdirSync } from 'node:fs';
-import { join, dirname, resolve } from 'node:path';
+import { basename, join, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -90,28 +90,40 @@ export function ensureVenv(venv, requirements, dependsOn, opts = {}) {
 /**
  * The root .venv: the gem_ts client (editable) with its test extras, plus every requirements file in
  * scripts/requirements/ (what the envs need: graders, reasoning-gym, datasets). `extras` adds files
- * of scripts/requirements/extras/ by name ('bench', 'search-bench'; 'all' for every one): the demo's
- * and the benchmarks' stacks (torch, transformers, bm25s, …), installed on first use, each with its
- * own stamp so one never reinstalls another.
+ * of scripts/requirements/extras/ by name ('bench', 'lint', 'ray', 'search-bench'; 'all' for every
+ * one), installed on first use, each with its own stamp so one never reinstalls another: `npm run
+ * setup` and the demo install only what they run (the demo's venv held lint and Ray packages it
+ * never used), `npm test` installs all.
  */
 export function ensureRootVenv({ extras = [] } = {}) {
+  const plan = rootVenvPlan({ extras });
+  if (!plan) return undefined;
+  const py = ensureVenv(plan.venv, plan.base, plan.baseFiles);
+  for (const file of plan.extraFiles) {
+    ensureVenv(plan.venv, [['-r', file]], [file], { stamp: `.gem-ts-stamp-${basename(file, '.txt')}` });
+  }
+  return py;
+}
+
+/** What ensureRootVenv installs for `extras`: the base pip steps and the extra requirement files. */
+export function rootVenvPlan({ extras = [] } = {}) {
   const pyproject = join(root, 'core/python/pyproject.toml');
   if (!existsSync(pyproject)) return undefined;
   const txt = (dir) => (existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.txt')).sort() : []);
   const reqDir = join(root, 'scripts/requirements');
   const reqFiles = txt(reqDir).map((f) => join(reqDir, f));
-  const steps = [['-e', `${join(root, 'core/python')}[test]`], ...reqFiles.map((f) => ['-r', f])];
-  const venv = join(root, '.venv');
-  const py = ensureVenv(venv, steps, [pyproject, ...reqFiles]);
   const extrasDir = join(reqDir, 'extras');
   const known = txt(extrasDir).map((f) => f.slice(0, -4));
   const wanted = extras === 'all' ? known : extras;
   for (const name of wanted) {
     if (!known.includes(name)) throw new Error(`no requirements file scripts/requirements/extras/${name}.txt (have: ${known.join(', ')})`);
-    const file = join(extrasDir, `${name}.txt`);
-    ensureVenv(venv, [['-r', file]], [file], { stamp: `.gem-ts-stamp-${name}` });
   }
-  return py;
+  return {
+    venv: join(root, '.venv'),
+    base: [['-e', `${join(root, 'core/python')}[test]`], ...reqFiles.map((f) => ['-r', f])],
+    baseFiles: [pyproject, ...reqFiles],
+    extraFiles: wanted.map((name) => join(extrasDir, `${name}.txt`)),
+  };
 }
 
 /**
@@ -144,15 +156,24 @@ export function adapterDirs() {
 }
 
 /**
- * The Python sandbox needs bubblewrap. Install it from the distribution when we can (root + apt-get);
- * otherwise the sandbox tests skip and code-running tests run unsandboxed, with a loud warning.
+ * The Python sandbox (python_tool, code envs) needs bubblewrap. Install it from the distribution when
+ * we can (root + apt-get). Where we cannot, say loudly what that disables; for the test run
+ * (`{ forTests: true }`) the sandbox tests then skip and code-running tests run unsandboxed.
  */
-export function ensureSandbox() {
+export function ensureSandbox({ forTests = false } = {}) {
   const has = () => spawnSync('bwrap', ['--version'], { stdio: 'ignore' }).status === 0;
   if (has()) return true;
   if (aptInstall('bubblewrap', 'for the Python sandbox') && has()) return true;
-  console.warn('⚠ bubblewrap is not available: sandbox tests skip and code tests run UNSANDBOXED.');
-  process.env.GEM_TS_ALLOW_UNSANDBOXED = '1';
+  if (forTests) {
+    console.warn('⚠ bubblewrap is not available: sandbox tests skip and code tests run UNSANDBOXED.');
+    process.env.GEM_TS_ALLOW_UNSANDBOXED = '1';
+  } else {
+    console.warn(
+      '⚠ bubblewrap (bwrap) is not installed and could not be installed here (needs root and apt-get).\n' +
+        '  Without it python_tool and the code:* envs refuse to run code. Install it: sudo apt-get install bubblewrap\n' +
+        '  (or your distribution\'s bubblewrap package), then check with: npx gem-ts doctor',
+    );
+  }
   return false;
 }
 

@@ -1,11 +1,11 @@
 // `npm run setup`: Node dependencies and the root Python venv with what the envs and the gem_ts
-// client need (scripts/requirements/*.txt). The demo and the benchmarks add their own stacks on first
+// client need (scripts/requirements/*.txt), and bubblewrap for the Python sandbox where it can. The demo and the benchmarks add their own stacks on first
 // use (scripts/requirements/extras/). `npm run setup -- --adapter trl` (repeatable, or `all`) also
 // builds that trainer adapter's own venv, adapters/<name>/.venv, as `npm test` does.
 import { existsSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import { adapterDirs, adapterInstallSteps, ensureNodeModules, ensureRootVenv, ensureVenv, root } from './lib.mjs';
+import { adapterDirs, adapterInstallSteps, ensureNodeModules, ensureRootVenv, ensureSandbox, ensureVenv, root } from './lib.mjs';
 
 let values;
 try {
@@ -27,6 +27,7 @@ if (unknown.length) {
 }
 
 ensureNodeModules();
+ensureSandbox();
 ensureRootVenv();
 for (const name of wanted) {
   const dir = join(root, 'adapters', name);

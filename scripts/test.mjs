@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { adapterDirs, adapterInstallSteps, ensureChromium, ensureGemPeerVenv, ensureIproute, ensureNodeModules, ensureRootVenv, ensureSandbox, ensureVenv, root, run } from './lib.mjs';
 
 ensureNodeModules();
-ensureSandbox();
+ensureSandbox({ forTests: true });
 ensureChromium();
 ensureIproute();
 // Before vitest: the TypeScript suites drive Python too (reasoning-gym worker, math-verify fixtures).
