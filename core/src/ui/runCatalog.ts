@@ -19,6 +19,9 @@ export interface Run {
   index?: TranscriptIndex;
 }
 
+/** What examples/benchmark_algorithms.py writes into its --out folder. */
+const BENCHMARK_FILE = 'results.json';
+
 export class RunCatalog {
   private runs = new Map<string, Run>();
   private byPath = new Map<string, Run>();
@@ -52,8 +55,8 @@ export class RunCatalog {
       const child = join(abs, name);
       const cst = await stat(child).catch(() => undefined);
       if (cst?.isDirectory() && existsSync(join(child, TRANSCRIPT_FILE))) found.push(this.addTranscript(join(child, TRANSCRIPT_FILE)));
-      else if (cst?.isFile()) {
-        const run = await this.addFile(child);
+      else if (cst?.isFile() || (cst?.isDirectory() && existsSync(join(child, BENCHMARK_FILE)))) {
+        const run = await this.addFile(cst.isFile() ? child : join(child, BENCHMARK_FILE));
         if (run) found.push(run);
       }
     }
@@ -76,7 +79,9 @@ export class RunCatalog {
       return undefined;
     }
     if (!looksLikeBenchmark(parsed)) return undefined;
-    return this.register('benchmark', basename(abs).replace(/\.json$/, ''), abs);
+    // `runs/demo/results.json` (what the benchmark script writes) is the run `demo`, not `results`.
+    const name = basename(abs) === BENCHMARK_FILE ? basename(dirname(abs)) : basename(abs).replace(/\.json$/, '');
+    return this.register('benchmark', name, abs);
   }
 
   /** A transcript file; named after its folder when it is the standard transcripts.jsonl. */
