@@ -185,6 +185,29 @@ describe.skipIf(skip)('gem-ts ui in Chromium', () => {
     const chart = page.locator(`section.task[data-task=${ran}] svg.chart`).first();
     expect(await chart.locator('polyline.series').count()).toBe(want.algorithms[ran].length);
     expect(await chart.locator('polyline:not(.series)').count()).toBe(want.curves[ran]);
+    // Every label is drawn whole inside the chart (the legend was cut at the right edge), and no two
+    // baseline labels or legend entries overlap (close baselines printed on top of each other).
+    const boxes = await page.locator('svg.chart').evaluateAll((charts) =>
+      charts.map((c) => {
+        const r = c.getBoundingClientRect();
+        const texts = [...c.querySelectorAll('text')].map((t) => ({ cls: t.getAttribute('class') ?? '', text: t.textContent, ...t.getBoundingClientRect().toJSON() }));
+        return { chart: { left: r.left, right: r.right, top: r.top, bottom: r.bottom }, texts };
+      }),
+    );
+    expect(boxes.length).toBeGreaterThan(0);
+    let labels = 0;
+    for (const { chart: c, texts } of boxes) {
+      for (const t of texts) {
+        expect(t.left >= c.left - 0.5 && t.right <= c.right + 0.5 && t.top >= c.top - 0.5 && t.bottom <= c.bottom + 0.5, `${t.text} inside the chart`).toBe(true);
+      }
+      for (const cls of ['baseline-label', 'legend']) {
+        const group = texts.filter((t) => t.cls.split(' ').includes(cls));
+        labels += group.length;
+        for (const [i, a] of group.entries())
+          for (const b of group.slice(i + 1)) expect(a.bottom <= b.top + 0.5 || b.bottom <= a.top + 0.5 || a.right <= b.left || b.right <= a.left, `${a.text} / ${b.text} overlap`).toBe(true);
+      }
+    }
+    expect(labels).toBeGreaterThan(4);
     await shot('benchmark');
   });
 

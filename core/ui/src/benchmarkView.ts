@@ -29,14 +29,33 @@ function meanCurve(curves: Curve[], x: string, y: string): [number, number][] {
   return [...by.entries()].sort((a, b) => a[0] - b[0]).map(([k, v]) => [k, v.reduce((s, t) => s + t, 0) / v.length]);
 }
 
+const LEGEND_ROW = 18;
+/** Baselines close in value (random 0.30, warm start 0.31) would print their labels on top of each other. */
+const LABEL_GAP = 14;
+
+/** `ys` moved apart to at least `gap` from each other, in their order, kept within [lo, hi] where they fit. */
+export function spreadApart(ys: number[], gap: number, lo: number, hi: number): number[] {
+  const order = ys.map((v, i) => i).sort((a, b) => ys[a] - ys[b]);
+  const out = [...ys];
+  let prev = -Infinity;
+  for (const i of order) prev = out[i] = Math.max(out[i], prev + gap, lo);
+  // Pushed past the bottom: shift the run back up as a whole.
+  const over = prev - hi;
+  if (over > 0) for (const i of order) out[i] = Math.max(lo, out[i] - over);
+  return out;
+}
+
 export function learningCurveChart(task: Task, x: string, y: string): SVGElement {
-  const W = 720;
-  const H = 320;
-  const m = { l: 56, r: 150, t: 16, b: 44 };
   const algos = [...new Set(task.curves.map((c) => c.algorithm))];
   const series = algos.map((a) => ({ algo: a, seeds: task.curves.filter((c) => c.algorithm === a) }));
-  const all = task.curves.flatMap((c) => c.points.filter((p) => x in p && y in p));
+  // The legend sits under the x axis, a row per series, so a long name is never cut at the edge; the
+  // right margin holds only the baselines' labels.
   const base = task.baselines.filter((b) => y in b.values);
+  const W = 720;
+  // ~6.5 px a character at the 11 px tick font: room for the longest label ("random action (seed 0)").
+  const m = { l: 56, r: Math.max(40, 12 + 6.5 * Math.max(0, ...base.map((b) => b.label.length))), t: 16, b: 50 + LEGEND_ROW * series.length };
+  const H = 280 + m.b;
+  const all = task.curves.flatMap((c) => c.points.filter((p) => x in p && y in p));
   const xs = all.map((p) => p[x]);
   const ys = [...all.map((p) => p[y]), ...base.map((b) => b.values[y])];
   const [x0, x1] = [Math.min(...xs), Math.max(...xs)];
@@ -52,12 +71,13 @@ export function learningCurveChart(task: Task, x: string, y: string): SVGElement
   root.append(
     svg('line', { x1: m.l, x2: W - m.r, y1: H - m.b, y2: H - m.b, class: 'axis' }),
     svg('line', { x1: m.l, x2: m.l, y1: m.t, y2: H - m.b, class: 'axis' }),
-    svg('text', { x: (m.l + W - m.r) / 2, y: H - 8, 'text-anchor': 'middle', class: 'label' }, x),
+    svg('text', { x: (m.l + W - m.r) / 2, y: H - m.b + 34, 'text-anchor': 'middle', class: 'label' }, x),
     svg('text', { x: 14, y: (m.t + H - m.b) / 2, 'text-anchor': 'middle', class: 'label', transform: `rotate(-90 14 ${(m.t + H - m.b) / 2})` }, y),
   );
-  base.forEach((b) => {
+  const labelYs = spreadApart(base.map((b) => sy(b.values[y]) + 4), LABEL_GAP, m.t + 4, H - m.b + 4);
+  base.forEach((b, i) => {
     const v = sy(b.values[y]);
-    root.append(svg('line', { x1: m.l, x2: W - m.r, y1: v, y2: v, class: 'baseline' }), svg('text', { x: W - m.r + 4, y: v + 4, class: 'tick' }, b.label));
+    root.append(svg('line', { x1: m.l, x2: W - m.r, y1: v, y2: v, class: 'baseline' }), svg('text', { x: W - m.r + 4, y: labelYs[i], class: 'tick baseline-label' }, b.label));
   });
   series.forEach((s, i) => {
     const colour = COLOURS[i % COLOURS.length];
@@ -70,8 +90,8 @@ export function learningCurveChart(task: Task, x: string, y: string): SVGElement
     const mean = meanCurve(s.seeds, x, y);
     root.append(svg('polyline', { points: mean.map(([a, b]) => `${sx(a)},${sy(b)}`).join(' '), fill: 'none', stroke: colour, 'stroke-width': 2, class: 'series', 'data-algo': s.algo }));
     for (const [a, b] of mean) root.append(svg('circle', { cx: sx(a), cy: sy(b), r: 2.5, fill: colour }));
-    const ly = m.t + 14 + i * 18;
-    root.append(svg('rect', { x: W - m.r + 60, y: ly - 9, width: 12, height: 3, fill: colour }), svg('text', { x: W - m.r + 76, y: ly - 4, class: 'legend' }, s.seeds.length > 1 ? `${s.algo} (${s.seeds.length} seeds)` : s.algo));
+    const ly = H - m.b + 56 + i * LEGEND_ROW;
+    root.append(svg('rect', { x: m.l, y: ly - 5, width: 12, height: 3, fill: colour }), svg('text', { x: m.l + 18, y: ly, class: 'legend' }, s.seeds.length > 1 ? `${s.algo} (${s.seeds.length} seeds)` : s.algo));
   });
   return root;
 }
