@@ -44,6 +44,12 @@ export const DELIBERATE_DIFFERENCES: readonly DeliberateDifference[] = [
     why: '`\\\\left[a, b\\\\right)` escaped twice is still the interval [a, b); math-verify reads a doubly escaped `\\\\left(` but not `\\\\left[`. GEM agrees with gem-ts.',
   },
   {
+    kind: 'interval',
+    variant: /^inequality chain$/,
+    ours: true,
+    why: 'an inequality chain answer (`-6 \\le x < 2`) states the interval gold ([-6, 2)) it describes; math-verify accepts this only in the other direction unless allow_set_relation_comp=True. GEM rejects it too.',
+  },
+  {
     kind: 'text',
     variant: /^capitalised$/,
     ours: true,

@@ -23,9 +23,8 @@ def math_verify_verdict(parse, verify, gold: str, response: str) -> bool:
         return False
 
 
-def main() -> int:
-    logging.disable(logging.CRITICAL)
-    from math_verify import parse, verify
+def grade_stream(math_verify_of) -> None:
+    """Grades the JSON-line cases on stdin: math_verify_of(case) and GEM's boxed_reward_fn, each timed."""
     from gem.utils.math_grader import boxed_reward_fn
 
     mv_seconds = gem_seconds = 0.0
@@ -35,7 +34,7 @@ def main() -> int:
             continue
         case = json.loads(line)
         t0 = time.perf_counter()
-        mv = math_verify_verdict(parse, verify, case["gold"], case["response"])
+        mv = math_verify_of(case)
         t1 = time.perf_counter()
         try:
             gem = boxed_reward_fn(case["response"], case["gold"], fast=False)[1] == 1.0
@@ -47,6 +46,13 @@ def main() -> int:
         n += 1
         print(json.dumps({"id": case["id"], "math_verify": mv, "gem": gem}), flush=True)
     print(json.dumps({"timing": {"cases": n, "math_verify_seconds": mv_seconds, "gem_seconds": gem_seconds}}))
+
+
+def main() -> int:
+    logging.disable(logging.CRITICAL)
+    from math_verify import parse, verify
+
+    grade_stream(lambda case: math_verify_verdict(parse, verify, case["gold"], case["response"]))
     return 0
 
 

@@ -37,6 +37,23 @@ function lastBoxStart(text: string, before: number): number {
   return Math.max(text.lastIndexOf('\\boxed', before), text.lastIndexOf('\\fbox', before));
 }
 
+/** Every box of the text, in order (at most `max`); an unclosed last box runs to the end of the text. */
+export function boxedSpans(text: string, max = 16): BoxedSpan[] {
+  const out: BoxedSpan[] = [];
+  for (let at = text.search(/\\(?:boxed|fbox)/); at >= 0 && out.length < max; ) {
+    const box = boxAt(text, at);
+    const brace = text.indexOf('{', at);
+    if (!box) {
+      if (brace >= 0) out.push({ content: text.slice(brace + 1).trim(), start: at, end: text.length });
+      break;
+    }
+    out.push(box);
+    const next = text.slice(box.end).search(/\\(?:boxed|fbox)/);
+    at = next < 0 ? -1 : box.end + next;
+  }
+  return out;
+}
+
 /** The content of the LAST box. Undefined when there is none or its braces never close. */
 export function lastBoxed(text: string): string | undefined {
   const at = lastBoxStart(text, text.length);
@@ -44,11 +61,18 @@ export function lastBoxed(text: string): string | undefined {
 }
 
 /**
- * Between two boxes of one answer list: math delimiters, a separator (`,` `;` `and` `or`) and an
- * optional `x =` before the next box, nothing else (`$\boxed{1}$, $\boxed{2}$`,
- * `$x=\boxed{1}$ or $x=\boxed{2}$`). Prose between boxes ("so the answer is") ends the list.
+ * Between two boxes of one answer list: math delimiters, spacing (`\quad`), separators (`,` `;` `and`
+ * `or`, also in `\text{}`), a part label ("for part (a)") and an optional `x =` before the next box,
+ * nothing else (`$\boxed{1}$, $\boxed{2}$`, `$x=\boxed{1}$ or $x=\boxed{2}$`,
+ * `\boxed{-2} \quad \text{and} \quad \boxed{1}`). Prose between boxes ("so the answer is") ends the list.
  */
-const LIST_GAP = /^(?:\s|\$|\\[()[\]])*(?:,|;|,?\s*\\?(?:text\{\s*)?(?:and|or)\b\s*\}?)(?:\s|\$|\\[()[\]])*(?:[A-Za-z](?:_\{?\w+\}?)?\s*=\s*)?$/;
+function isListGap(gap: string): boolean {
+  const g = gap
+    .replace(/\\text\s*\{([^{}]*)\}/g, ' $1 ')
+    .replace(/\$|\\[()[\]]|\\q?quad(?![a-zA-Z])|\\[,;:! ]|~/g, ' ')
+    .replace(/[A-Za-z](?:_\{?\w+\}?)?\s*=\s*$/, '');
+  return /^(?:\s|,|;|\b(?:and|or|for|parts?)\b|\(\w\))*$/i.test(g);
+}
 const MAX_BOXES = 16;
 /** A longer gap between two boxes is prose, whatever it holds. */
 const MAX_GAP = 120;
@@ -69,7 +93,7 @@ export function finalBoxedList(text: string): string[] {
     if (prevAt < 0) break;
     const prev = boxAt(text, prevAt);
     const gap = prev ? out[0].start - prev.end : -1;
-    if (!prev || gap < 0 || gap > MAX_GAP || !LIST_GAP.test(text.slice(prev.end, out[0].start))) break;
+    if (!prev || gap < 0 || gap > MAX_GAP || !isListGap(text.slice(prev.end, out[0].start))) break;
     out.unshift(prev);
   }
   return out.map((b) => b.content);

@@ -120,7 +120,36 @@ function exprEqual(gold: Expr, pred: Expr): boolean {
     return numbersClose(a, b);
   }
   if (isFloatAtom(gold) || isFloatAtom(pred)) return false;
-  return sameAtPoints(gold, pred, [...vars].sort());
+  return sameAtPoints(gold, pred, [...vars].sort()) || canonical(gold) === canonical(pred);
+}
+
+/**
+ * A text form of an expression in which sums and products list their operands in a fixed order and a
+ * `\sum`/`\prod` index has one name: the same expression with commuted factors or terms, for values the
+ * points cannot reach (`\sum_{k=0}^{n-1} F_k F_{n-k-1}` with a symbolic bound).
+ */
+function canonical(e: Expr): string {
+  switch (e.k) {
+    case 'add':
+      return `(+ ${e.terms.map(canonical).sort().join(' ')})`;
+    case 'mul':
+      return `(* ${e.factors.map(canonical).sort().join(' ')})`;
+    case 'neg':
+    case 'pct':
+      return `(${e.k} ${canonical(e.x)})`;
+    case 'div':
+      return `(/ ${canonical(e.num)} ${canonical(e.den)})`;
+    case 'pow':
+      return `(^ ${canonical(e.base)} ${canonical(e.exp)})`;
+    case 'fn':
+      return `(${e.name} ${e.args.map(canonical).join(' ')})`;
+    case 'bigop': {
+      const body = canonical(e.body).split(`"${e.v}"`).join('#');
+      return `(${e.op} ${canonical(e.lo)} ${canonical(e.hi)} ${body})`;
+    }
+    default:
+      return JSON.stringify(e, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v));
+  }
 }
 
 function sameAtPoints(gold: Expr, pred: Expr, vars: string[]): boolean {
@@ -151,11 +180,40 @@ function isEquation(a: Answer): a is Extract<Answer, { k: 'rel' }> {
   return a.k === 'rel' && a.ops.every(isEquationOp);
 }
 
-/** `x = …` or `xy = …`: the left side is made of symbols only. */
+/**
+ * What a gold names rather than computes: symbols only, alone or as a product, ratio, absolute value or
+ * tuple of them (`x`, `xy`, `(p, q)`, `S_{ABD}:S`, `\frac{AM}{MC}`, `|PQ|`). No numbers, no sums: the
+ * left side of `x + 2y = 3` is part of an equation, not a name.
+ */
+function isName(a: Answer): boolean {
+  switch (a.k) {
+    case 'sym':
+    case 'text':
+      return true;
+    case 'mul':
+      return a.factors.every(isName);
+    case 'div':
+      return isName(a.num) && isName(a.den);
+    case 'fn':
+      return a.name === 'abs' && a.args.length === 1 && isName(a.args[0]);
+    case 'tuple':
+      return a.items.every(isName);
+    case 'interval':
+      return a.loOpen && a.hiOpen && isName(a.lo) && isName(a.hi);
+    default:
+      return false;
+  }
+}
+
+const isConstant = (a: Answer) => isExpr(a) && freeSymbols(a).size === 0;
+
+/**
+ * `x = …`, `(p, q) = (3, 2)`, `|PQ| = 4`: the left side is a name. A chain of equalities between
+ * constants (`\frac{1}{3} = 0.333`, what is left of `1 = \zzz = x = 0`) assigns its last side too.
+ */
 function isAssignment(a: Answer): a is Extract<Answer, { k: 'rel' }> {
   if (!isEquation(a)) return false;
-  const lhs = a.items[0];
-  return lhs.k === 'sym' || lhs.k === 'text' || (lhs.k === 'mul' && lhs.factors.every((f) => f.k === 'sym'));
+  return isName(a.items[0]) || (a.ops.every((op) => op === '=') && a.items.every(isConstant));
 }
 
 function diff(l: Answer, r: Answer): Expr | undefined {
@@ -235,6 +293,32 @@ function relationAsInterval(rel: Extract<Answer, { k: 'rel' }>): Answer | undefi
     if (down(o1) && down(o2)) return { k: 'interval', lo: rel.items[2], hi: rel.items[0], loOpen: o2 === '>', hiOpen: o1 === '>' };
   }
   return undefined;
+}
+
+/**
+ * The set a relation describes: its interval, or for a bounded absolute value the union of its
+ * two mirrored halves (`2 \le |w| \le 3` is [-3, -2] ∪ [2, 3]; `|x| > 1` is (-∞, -1) ∪ (1, ∞)).
+ */
+function relationAsSet(rel: Extract<Answer, { k: 'rel' }>): Answer | undefined {
+  const bounded = rel.items.find((a) => isExpr(a) && freeSymbols(a).size > 0);
+  if (bounded?.k !== 'fn' || bounded.name !== 'abs') return relationAsInterval(rel);
+  const x: Expr = bounded.args[0];
+  const interval = relationAsInterval({ ...rel, items: rel.items.map((a) => (a === bounded ? x : a)) });
+  if (interval?.k !== 'interval') return undefined;
+  const lo = numericValue(interval.lo);
+  const neg = (e: Answer): Expr => ({ k: 'neg', x: e as Expr });
+  const infinite = lo === -Infinity;
+  if (infinite || (lo !== undefined && lo <= 0)) {
+    // |x| < b (or a lower bound below zero, which every |x| meets) is the symmetric interval (-b, b).
+    return { k: 'interval', lo: neg(interval.hi), hi: interval.hi, loOpen: interval.hiOpen, hiOpen: interval.hiOpen };
+  }
+  return {
+    k: 'union',
+    parts: [
+      { k: 'interval', lo: neg(interval.hi), hi: neg(interval.lo), loOpen: interval.hiOpen, hiOpen: interval.loOpen },
+      { ...interval },
+    ],
+  };
 }
 
 /* ----------------------------------------------------------------- sets, tuples, intervals */
@@ -367,14 +451,26 @@ export function answersEqual(gold: Answer, pred: Answer, options: CompareOptions
   }
 }
 
+/** `z \in A \cup B` read as (z ∈ A) ∪ B: the membership takes the whole union. */
+function membershipOfUnion(a: Answer): Answer {
+  if (a.k !== 'union' || a.parts[0].k !== 'rel' || a.parts[0].ops.length !== 1 || a.parts[0].ops[0] !== 'in') return a;
+  const [first, ...rest] = a.parts;
+  return { k: 'rel', ops: ['in'], items: [first.items[0], { k: 'union', parts: [first.items[1], ...rest] }] };
+}
+
 function same(gold: Answer, pred: Answer): boolean {
+  gold = membershipOfUnion(gold);
+  pred = membershipOfUnion(pred);
   if (isAssignment(gold)) gold = { k: 'rel', ops: ['='], items: [gold.items[0], lastSide(gold)] };
   if (isAssignment(pred)) pred = { k: 'rel', ops: ['='], items: [pred.items[0], lastSide(pred)] };
   if (isEquation(pred) && !isEquation(gold)) pred = lastSide(pred);
   else if (isAssignment(gold) && !isEquation(pred)) gold = lastSide(gold);
 
+  // A relation and the set it describes match both ways (`x \in [-1, 4]` and `-1 \le x \le 4`).
   if (gold.k === 'rel' && pred.k !== 'rel' && (pred.k === 'interval' || pred.k === 'union')) {
-    gold = relationAsInterval(gold) ?? gold;
+    gold = relationAsSet(gold) ?? gold;
+  } else if (pred.k === 'rel' && gold.k !== 'rel' && (gold.k === 'interval' || gold.k === 'union')) {
+    pred = relationAsSet(pred) ?? pred;
   }
   if (gold.k === 'rel' && pred.k === 'rel') return compareRelations(gold, pred);
   if (gold.k === 'rel' || pred.k === 'rel') return false;

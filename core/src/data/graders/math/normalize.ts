@@ -21,14 +21,16 @@ const UNIT_RE = new RegExp(
   'i',
 );
 
-const SPACING = /(?<!\\)\\[,;:!> ]|\\q?quad\b|~/g;
+// `\quad` glued to what follows (`\quadx_{2}`) is still a space: no other command starts with quad.
+const SPACING = /(?<!\\)\\[,;:!> ]|\\q?quad|~/g;
 const SIZING = /\\(?:left|right|bigl|bigr|Bigl|Bigr|biggl|biggr|big|Big|bigg|Bigg|middle|mleft|mright)(?![a-zA-Z])\s*(\\[{}|]|\\[a-z]+|[()[\]|.])?/g;
 const PRESENTATION = /\\(?:displaystyle|textstyle|scriptstyle|limits|nolimits|boldsymbol|bm|mathit|mathnormal)(?![a-zA-Z])/g;
 const FRAC_VARIANTS = /\\[dtc]frac(?![a-zA-Z])/g;
 const DEGREES = /\^\s*\{?\s*\\circ\s*\}?|\^\s*\{\s*\\text\{\s*o\s*\}\s*\}|°|\\circ(?![a-zA-Z])|\\degree(?![a-zA-Z])/g;
 const TRAILING_TEXT = /\\(?:text|textrm|textnormal|mbox|mathrm|textit|textbf)\s*\{[^{}]*\}\s*(?:\^\s*\{?\s*[23]\s*\}?)?\s*$/;
 const LEAD_IN = /^\\text\s*\{[^{}]*(?:\bis|\bare|:|=)\s*\}\s*(?=\S)/i;
-const CONNECTIVE = /(?:,?\s*\\text\{\s*(?:and|or)\s*\}\s*|,?\s+(?:and|or)\s+)/g;
+// Also `or` written without spaces between two answers: `(3,5)or(5,3)`, `W(x)=1orW(x)=-1`.
+const CONNECTIVE = /(?:,?\s*\\text\{\s*(?:and|or)\s*\}\s*|,?\s+(?:and|or)\s+|(?<=[)\]}])\s*or\s*(?=[([{])|(?<=\d)or(?=[A-Z]))/g;
 
 function keepSizedDelimiter(_m: string, delim: string | undefined): string {
   if (!delim || delim === '.') return '';
@@ -39,7 +41,7 @@ function keepSizedDelimiter(_m: string, delim: string | undefined): string {
 /** `\\frac`, `\\left(`: LaTeX escaped twice (a JSON or Python string written out once too often). */
 function undoDoubleEscape(s: string): string {
   if (!/\\\\[a-zA-Z]/.test(s)) return s;
-  return s.replace(/\\\\\\\\/g, '\u0000').replace(/\\\\(?=[a-zA-Z{}])/g, '\\').replace(/\u0000/g, '\\\\');
+  return s.replace(/\\\\\\\\/g, '\u0000').replace(/(?<!\\)\\\\(?=[a-zA-Z{}])/g, '\\').replace(/\u0000/g, '\\\\');
 }
 
 /**
@@ -62,6 +64,8 @@ export function normalizeLatex(input: string): string {
   let s = input.trim().replace(/[ \t\r\n]+/g, ' ');
   if (s.includes('\\boxed') || s.includes('\\fbox')) s = lastBoxed(s) ?? s;
   s = joinThousands(undoDoubleEscape(s));
+  // A whole answer in `\(…\)` or `\[…\]` (as datasets write golds): the math inside.
+  s = s.replace(/^\\\(([\s\S]*)\\\)\.?$|^\\\[([\s\S]*)\\\]\.?$/, (_m, a: string | undefined, b: string | undefined) => (a ?? b ?? '').trim());
   s = s
     .replace(/\\\$|\$/g, '')
     .replace(/\\(?:dots|ldots|cdots|dotsc|dotsb)(?![a-zA-Z])/g, '')

@@ -58,7 +58,8 @@ describe('isEquivalent', () => {
     ['(1, 2)', '\\{2, 1\\}', false],
     ['(2, 1)', '(1, 2)', false],
     ['x \\le 3', '(-\\infty, 3]', true],
-    ['(-\\infty, 3]', 'x \\le 3', false],
+    ['(-\\infty, 3]', 'x \\le 3', true],
+    ['(-\\infty, 3]', 'x < 3', false],
     ['x + 1 = 3', 'x = 2', true],
     ['10^{1000}', '10^{1000}+1', false],
   ])('gold %s vs answer %s → %s', (gold, answer, expected) => {
@@ -126,7 +127,7 @@ describe('the kinds models write that used to fail', () => {
     ['1000', '1 000', true],
     ['1234567', '1\\,234\\,567', true],
     ['0.111', '0,111', true],
-    ['1.22', '1,22', false],
+    ['1.22', '1,22', true],
     ['1234', '1, 234', false],
     // double escaping, matrices with a trailing row break
     ['(1, 2)', '\\\\left( 1, 2 \\\\right)', true],
