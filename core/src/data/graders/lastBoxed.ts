@@ -67,6 +67,8 @@ export function lastBoxed(text: string): string | undefined {
  * `\boxed{-2} \quad \text{and} \quad \boxed{1}`). Prose between boxes ("so the answer is") ends the list.
  */
 function isListGap(gap: string): boolean {
+  // Boxes with only a space between them are not a list (`\boxed{1} \boxed{2}` grades 2).
+  if (!/[,;]|\b(?:and|or)\b|\\q?quad/.test(gap)) return false;
   const g = gap
     .replace(/\\text\s*\{([^{}]*)\}/g, ' $1 ')
     .replace(/\$|\\[()[\]]|\\q?quad(?![a-zA-Z])|\\[,;:! ]|~/g, ' ')

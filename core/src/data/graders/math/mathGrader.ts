@@ -95,9 +95,11 @@ const MAX_GOLD_PROSE = 40;
 /** Words outside math that make an unboxed gold a worked solution, whose final answer is graded. */
 const SOLUTION_WORDS = 8;
 
-/** Between two boxes of a gold: a separator (`,` `;` `and` `or`), with at most two words beside it (`apples and`). */
+/** Between two boxes of a gold: nothing, or a separator (`,` `;` `and` `or`) with at most two words beside it (`apples and`). */
 function joinsGoldBoxes(gap: string): boolean {
   const g = gap.replace(/\\text\s*\{([^{}]*)\}/g, ' $1 ');
+  // Boxes side by side in a gold (`$\boxed{1}\boxed{2}$`) list its answers.
+  if (g.replace(/\$|\s/g, '') === '') return true;
   const words = g.match(/[A-Za-z]{2,}/g) ?? [];
   const separators = words.filter((w) => /^(?:and|or)$/i.test(w)).length + (g.match(/[,;]/g)?.length ?? 0);
   return separators > 0 && words.length - separators <= 2;
