@@ -94,12 +94,17 @@ class AsyncClient(SessionView):
         return await self._transport.run(call)
 
     async def drive(self, plan: Plan) -> Any:
+        """``calls.run_plan`` with awaits: results are sent into the plan, errors thrown into it."""
+        p = calls.PlanRun(plan)
+        while not p.done:
+            p.send(*(await self._outcome(p.call)))
+        return p.value
+
+    async def _outcome(self, call: Any) -> Tuple[Any, Optional[BaseException]]:
         try:
-            call = next(plan)
-            while True:
-                call = plan.send(await self._transport.run(call))
-        except StopIteration as done:
-            return done.value
+            return await self._transport.run(call), None
+        except Exception as e:
+            return None, e
 
     # ── ops (the same calls as the synchronous Client's) ──────────────────────────────────────────
 
@@ -332,7 +337,7 @@ class AsyncSubEnv:
         self._owns_handle = owns_handle
 
     async def reset(self, seed: Optional[int] = None, **kwargs: Any) -> ResetOne:
-        return await self.client.reset_one(self.handle, self.index, seed, kwargs or None)
+        return await self.client.reset_one(self.handle, self.index, seed, calls.reset_kwargs(kwargs) or None)
 
     async def step(self, action: str) -> StepOne:
         return await self.client.step_one(self.handle, self.index, action)

@@ -8,6 +8,8 @@ the names the env declares (core/src/core/envAttributes.ts). An undeclared name 
 
 from __future__ import annotations
 
+import importlib.util
+import warnings
 from typing import Any, Dict, List, Sequence, Union, overload
 
 
@@ -41,10 +43,25 @@ class DatasetRows(List[Dict[str, Any]]):
 
 
 def decode_value(name: str, value: Any) -> Any:
-    """Wire values to what a GEM user gets: rows become ``DatasetRows``."""
+    """Wire values to what a GEM user gets: rows become a ``datasets.Dataset`` as in GEM's envs where
+    that library is installed, else ``DatasetRows``."""
     if name == "dataset" and isinstance(value, list):
-        return DatasetRows(value)
+        return _as_dataset(value)
     return value
+
+
+def _as_dataset(rows: List[Dict[str, Any]]) -> Any:
+    if importlib.util.find_spec("datasets") is None:
+        return DatasetRows(rows)
+    import datasets
+    import pyarrow as pa
+
+    try:
+        return datasets.Dataset.from_list(rows)
+    except (pa.ArrowException, TypeError, ValueError) as e:
+        # Rows whose columns mix types (a JSONL file may) have no Arrow schema: keep them as rows.
+        warnings.warn(f"env.dataset: the rows do not form a datasets.Dataset ({e}); returning them as a list of dicts", stacklevel=4)
+        return DatasetRows(rows)
 
 
 def per_env_values(values: Any, n: int) -> "tuple[bool, List[Any]]":

@@ -9,14 +9,16 @@ receives their results, driven by either client.
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, Generator, List, Mapping, Optional, Sequence, Tuple, Union, cast
+import warnings
+from typing import Any, Callable, Dict, Generator, List, Mapping, Optional, Sequence, Tuple, Union, cast
 
 import numpy as np
 
-from . import protocol
+from . import hub, protocol
 from ._contract import MakeReply, SpecReply
 from .attributes import decode_value
 from .datasets import inline_dataset, to_arrow_table
+from .errors import DatasetMissingError
 from .session import Call, Handle, Header, Session
 from .wrappers.wrapper_factory import resolve_wrappers
 
@@ -96,14 +98,29 @@ def action_arg(action: Any, index: int) -> str:
     return action
 
 
+def reset_kwargs(kwargs: Dict[str, Any]) -> Dict[str, Any]:
+    """Reset options as GEM's envs take them (``reset(idx=i)``) or as Gymnasium passes them
+    (``reset(options={"idx": i})``): one flat dict, so an unknown key is named as the caller typed it."""
+    options = kwargs.get("options")
+    if "options" not in kwargs or options is None:
+        return {k: v for k, v in kwargs.items() if k != "options"}
+    if not isinstance(options, Mapping):
+        raise TypeError(f"reset: options must be a dict such as options={{'idx': 0}}, not {type(options).__name__}")
+    rest = {k: v for k, v in kwargs.items() if k != "options"}
+    both = sorted(set(rest) & set(options))
+    if both:
+        raise ValueError(f"reset: {', '.join(both)} given both as a keyword and in options=; give it once")
+    return {**rest, **options}
+
+
 def split_reset_kwargs(kwargs: Dict[str, Any], targets: Sequence[int]) -> Union[None, Dict[str, Any], List[Dict[str, Any]]]:
     """GEM's vector reset kwargs: ``env{i}_kwargs={...}`` for env i, everything else for all."""
     per_env: Dict[int, Dict[str, Any]] = {}
     shared: Dict[str, Any] = {}
-    for key, value in kwargs.items():
+    for key, value in reset_kwargs(kwargs).items():
         m = _ENV_KWARGS.match(key)
         if m:
-            per_env[int(m.group(1))] = dict(value or {})
+            per_env[int(m.group(1))] = reset_kwargs(dict(value or {}))
         else:
             shared[key] = value
     if per_env:
@@ -118,12 +135,20 @@ def rows(header: Header, body: Optional[bytes]) -> protocol.Rows:
     return protocol.decode_rows(header, body)
 
 
+def warn_past_end(info: Any) -> None:
+    """The server's one warning per env stepped after its episode ended (core/src/core/pastEnd.ts)."""
+    if isinstance(info, dict) and "past_end_warning" in info:
+        warnings.warn(str(info["past_end_warning"]), UserWarning, stacklevel=4)
+
+
 def step_one(header: Header, body: Optional[bytes]) -> StepOne:
     """A one-env step reply straight to GEM's tuple (no arrays built to be taken apart)."""
     r = header.get("rows")
     if r is None:
         b = protocol.decode_rows(header, body)
+        warn_past_end(b.infos[0])
         return b.observations[0], float(b.rewards[0]), bool(b.terminated[0]), bool(b.truncated[0]), b.infos[0]
+    warn_past_end(r["info"][0])
     return r["observation"][0], float(r["reward"][0]), bool(r["terminated"][0]), bool(r["truncated"][0]), r["info"][0]
 
 
@@ -142,6 +167,8 @@ def step_each(header: Header, body: Optional[bytes]) -> List[StepOne]:
         b = protocol.decode_rows(header, body)
         r = {"observation": b.observations, "reward": b.rewards.tolist(), "terminated": b.terminated.tolist(),
              "truncated": b.truncated.tolist(), "info": b.infos}  # fmt: skip
+    for info in r["info"]:
+        warn_past_end(info)
     return list(zip(r["observation"], map(float, r["reward"]), map(bool, r["terminated"]), map(bool, r["truncated"]), r["info"]))
 
 
@@ -297,6 +324,61 @@ def stats() -> Call[Dict[str, Any]]:
 # ── plans (several requests) ────────────────────────────────────────────────────────────────────
 
 
+class PlanRun:
+    """A plan being driven: ``call`` is the request it waits on, ``send`` gives it that request's
+    result or error (thrown into the plan, so a plan may recover from one: ``with_hub_data``), and
+    ``value`` is what it returned once ``done``. Both clients drive plans with it."""
+
+    def __init__(self, plan: Plan):
+        self.plan = plan
+        self.done = False
+        self.value: Any = None
+        self.call: Optional[Call[Any]] = None
+        self._go(lambda: next(plan))
+
+    def _go(self, resume: Callable[[], Call[Any]]) -> None:
+        try:
+            self.call = resume()
+        except StopIteration as finished:
+            self.done, self.value, self.call = True, finished.value, None
+
+    def send(self, result: Any = None, error: Optional[BaseException] = None) -> None:
+        self._go((lambda: self.plan.throw(error)) if error is not None else (lambda: self.plan.send(result)))
+
+
+def outcome(run: Callable[[Call[Any]], Any], call: Call[Any]) -> Tuple[Any, Optional[BaseException]]:
+    try:
+        return run(call), None
+    except Exception as e:
+        return None, e
+
+
+def run_plan(plan: Plan, run: Callable[[Call[Any]], Any]) -> Any:
+    """Drives a plan to its value with a blocking ``run``."""
+    p = PlanRun(plan)
+    while not p.done:
+        p.send(*outcome(run, cast(Call[Any], p.call)))
+    return p.value
+
+
+def with_hub_data(build: Callable[[], Call[MakeReply]]) -> Plan:
+    """A make call that, when the server has no data for a task env, loads it as GEM does (``hub``),
+    pushes it under the name the server asks for and makes the env again (once per missing name)."""
+    tried: set = set()
+    while True:
+        try:
+            return (yield build())
+        except DatasetMissingError as e:
+            name = (e.data or {}).get("register_as") if isinstance(e.data, Mapping) else None
+            if not hub.loadable(e) or not isinstance(name, str) or name in tried or not hub.enabled():
+                raise
+            tried.add(name)
+            stream, _digest, _rows = hub.load_stream(e)
+            started = hub.pushing(name, stream)
+            yield register_dataset(name, stream)
+            hub.pushed(name, started)
+
+
 def pushed_options(options: Optional[Dict[str, Any]]) -> Plan:
     """Options with an inline dataset (HF Dataset, Arrow table, DataFrame) pushed and named."""
     pushed = inline_dataset(options)
@@ -340,17 +422,19 @@ def make_vec(
         for v in vec_kwargs:
             vec_opts.append((yield from pushed_options(dict(v or {}))))
     return (
-        yield make(
-            session,
-            env_ids,
-            num_envs=int(count) if count is not None else None,
-            options=opts or None,
-            vec_options=vec_opts,
-            wrappers=names or None,
-            wrapper_options=wrapper_options or None,
-            autoreset_mode=autoreset_mode,
-            seed=seed,
-            async_mode=bool(async_mode),
+        yield from with_hub_data(
+            lambda: make(
+                session,
+                env_ids,
+                num_envs=int(count) if count is not None else None,
+                options=opts or None,
+                vec_options=vec_opts,
+                wrappers=names or None,
+                wrapper_options=wrapper_options or None,
+                autoreset_mode=autoreset_mode,
+                seed=seed,
+                async_mode=bool(async_mode),
+            )
         )
     )
 
@@ -361,14 +445,16 @@ def make_one(session: Session, env_id: str, options: Dict[str, Any], wrappers: S
     names, wrapper_options = resolve_wrappers(list(wrappers))
     opts = yield from pushed_options(options)
     return (
-        yield make(
-            session,
-            env_id,
-            num_envs=1,
-            options=opts or None,
-            wrappers=names or None,
-            wrapper_options=wrapper_options or None,
-            autoreset_mode="disabled",
-            seed=seed,
+        yield from with_hub_data(
+            lambda: make(
+                session,
+                env_id,
+                num_envs=1,
+                options=opts or None,
+                wrappers=names or None,
+                wrapper_options=wrapper_options or None,
+                autoreset_mode="disabled",
+                seed=seed,
+            )
         )
     )

@@ -77,12 +77,7 @@ class Client(SessionView):
 
     def drive(self, plan: Plan) -> Any:
         """Runs a plan of several requests (see ``calls``) to its result."""
-        try:
-            call = next(plan)
-            while True:
-                call = plan.send(self._transport.run(call))
-        except StopIteration as done:
-            return done.value
+        return calls.run_plan(plan, self._transport.run)
 
     # ── ops ───────────────────────────────────────────────────────────────────────────────────────
 

@@ -79,7 +79,8 @@ class ServerEnv(Env):
             self.set_attr(name, value)
 
     def reset(self, seed: Optional[int] = None, **kwargs: Any) -> Tuple[str, Dict[str, Any]]:
-        result: ResetOne = self.client.run(calls.reset(self.handle, seed=seed, options=kwargs or None, decode=calls.reset_one))
+        options = calls.reset_kwargs(kwargs)  # reset(idx=i) or Gymnasium's reset(options={"idx": i})
+        result: ResetOne = self.client.run(calls.reset(self.handle, seed=seed, options=options or None, decode=calls.reset_one))
         return result
 
     def step(self, action: str) -> Tuple[str, float, bool, bool, Dict[str, Any]]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 import time
 from typing import Any, Callable, Dict, Generic, List, Optional, Sequence, Set, Tuple, TypeVar, Union
 
@@ -25,6 +26,7 @@ from . import protocol
 from ._contract import HelloReply
 from .errors import (
     GemError,
+    InvalidRequestError,
     RequestTimeoutError,
     ResetNeededError,
     ServerUnavailableError,
@@ -43,6 +45,35 @@ DEFAULT_LIVENESS_TIMEOUT = float(os.environ.get("GEM_TS_LIVENESS_TIMEOUT", "20")
 RECONNECT_GRACE_S = 2.0
 #: The whole of a handle's envs (a lost request that named no indices).
 ALL = -1
+
+
+#: How long a client waits for a server on this machine that it did not start: one that is there
+#: connects in milliseconds, so a wrong endpoint fails fast instead of after the liveness timeout.
+LOCAL_CONNECT_S = float(os.environ.get("GEM_TS_CONNECT_TIMEOUT", "2"))
+_ENDPOINT = re.compile(r"^(tcp|ipc|inproc|ws|wss|pgm|epgm|vmci)://\S+$")
+_LOCAL_TCP = re.compile(r"^tcp://(localhost|127(\.\d+){3}|\[?::1\]?|0\.0\.0\.0|\*)(:\d+)?$")
+
+
+def _endpoint_source(endpoint: str) -> str:
+    return "GEM_TS_ENDPOINT" if os.environ.get("GEM_TS_ENDPOINT") == endpoint else "endpoint"
+
+
+def endpoint_arg(endpoint: Any) -> str:
+    """A ZeroMQ endpoint (``tcp://host:port``, ``ipc:///path``); anything else is a clear error, not
+    ZeroMQ's ``Invalid argument``."""
+    if isinstance(endpoint, str) and _ENDPOINT.match(endpoint.strip()):
+        return endpoint.strip()
+    source = _endpoint_source(endpoint) if isinstance(endpoint, str) else "endpoint"
+    if isinstance(endpoint, str) and "://" not in endpoint and endpoint.strip():
+        fix = f"write it with its transport, e.g. {('tcp://' + endpoint.strip())!r} (or ipc:///path/to/socket)"
+    else:
+        fix = "give one like 'tcp://127.0.0.1:5555' or 'ipc:///tmp/gem-ts.sock' (what `gem-ts serve` prints as GEM_TS_ENDPOINT=…)"
+    unset = "; or unset GEM_TS_ENDPOINT and gem_ts starts a local server itself" if source == "GEM_TS_ENDPOINT" else ""
+    raise InvalidRequestError("INVALID_REQUEST", f"{source}={endpoint!r} is not a ZeroMQ endpoint: {fix}{unset}", {"endpoint": str(endpoint)})
+
+
+def is_local_endpoint(endpoint: str) -> bool:
+    return endpoint.startswith(("ipc://", "inproc://")) or bool(_LOCAL_TCP.match(endpoint))
 
 
 def _no_body(header: Header, body: Optional[bytes]) -> Header:
@@ -110,13 +141,18 @@ class Session:
         local_problem: Optional[Callable[[], Optional[str]]] = None,
         env_call_handler: Optional[Callable[[Header], Any]] = None,
     ):
-        self.endpoint = endpoint
+        self.endpoint = endpoint_arg(endpoint)
         raw = os.environ.get("GEM_TS_TIMEOUT")
         self.timeout = timeout if timeout is not None else (float(raw) if raw else None)
         self.liveness_timeout = DEFAULT_LIVENESS_TIMEOUT if liveness_timeout is None else float(liveness_timeout)
         self.token = token if token is not None else (os.environ.get("GEM_TS_TOKEN") or None)
         self.client_info = {"name": "gem_ts", "pid": os.getpid(), **(client_info or {})}
         self.local_problem = local_problem
+        #: How long to wait for the first connection (a server on this machine we did not start: 2 s).
+        self.connect_timeout = (
+            min(LOCAL_CONNECT_S, self.liveness_timeout) if local_problem is None and is_local_endpoint(self.endpoint) else self.liveness_timeout
+        )
+        self.ever_connected = False
         self.env_call_handler = env_call_handler
         #: Requests to send again to a restarted server (the Python envs this client registered).
         self.on_new_boot: Optional[Callable[[], List["Call[Any]"]]] = None
@@ -217,15 +253,22 @@ class Session:
         """Until when a transport may wait for a connection before a request fails as unavailable."""
         if self.lost_at is not None:
             return self.lost_at + RECONNECT_GRACE_S
-        return self.started_at + self.liveness_timeout if not self.connected else float("inf")
+        return self.started_at + self.connect_timeout if not self.connected else float("inf")
 
     def unsent(self, call: Call[Any]) -> ServerUnavailableError:
         self.pending.pop(call.rid, None)
         self.needs_hello = True
         why = self.local_problem() if self.local_problem else None
-        return ServerUnavailableError(
-            "SERVER_UNAVAILABLE", f"{call.op}: {why or f'no gem-ts server is connected at {self.endpoint}'}"
-        )
+        return ServerUnavailableError("SERVER_UNAVAILABLE", f"{call.op}: {why or self._nobody_there()}", {"endpoint": self.endpoint})
+
+    def _nobody_there(self) -> str:
+        if self.ever_connected:
+            return f"no gem-ts server is connected at {self.endpoint}"
+        waited = f"{self.connect_timeout:g} s"
+        fixes = [f"start one there with `gem-ts serve --endpoint {self.endpoint}`"]
+        if _endpoint_source(self.endpoint) == "GEM_TS_ENDPOINT":
+            fixes.append("unset GEM_TS_ENDPOINT and gem_ts starts a local server itself")
+        return f"no gem-ts server answered at {self.endpoint} ({_endpoint_source(self.endpoint)}) within {waited}: " + ", or ".join(fixes)
 
     # ── replies ───────────────────────────────────────────────────────────────────────────────────
 
@@ -275,6 +318,7 @@ class Session:
 
     def on_connected(self, now: float) -> None:
         self.connected = True
+        self.ever_connected = True
         self.lost_at = None
 
     def on_disconnected(self, now: float) -> None:

@@ -19,6 +19,7 @@ import zmq
 import zmq.asyncio
 from zmq.utils.monitor import parse_monitor_message
 
+from .errors import InvalidRequestError
 from .session import Call, Frames, Header, Session
 
 T = TypeVar("T")
@@ -47,6 +48,20 @@ def _apply_event(session: Session, msg: List[bytes]) -> None:
         session.on_disconnected(now)
 
 
+def _connect(ctx: Any, sock: Any, monitor: Any, endpoint: str) -> None:
+    """Connects, or releases the sockets and says what is wrong with the endpoint (ZeroMQ's own
+    error is a bare ``Invalid argument``)."""
+    try:
+        sock.connect(endpoint)
+    except zmq.ZMQError as e:
+        _release(ctx, sock, monitor)
+        raise InvalidRequestError(
+            "INVALID_REQUEST",
+            f"cannot connect to {endpoint!r} ({e}): an endpoint looks like 'tcp://127.0.0.1:5555' or 'ipc:///tmp/gem-ts.sock'",
+            {"endpoint": endpoint},
+        ) from None
+
+
 def _release(ctx: Any, sock: Any, monitor: Any) -> None:
     try:
         sock.disable_monitor()
@@ -67,7 +82,7 @@ class BlockingTransport:
         self.sock = _dealer(self._ctx, b"py-")
         self.sock.setsockopt(zmq.RCVTIMEO, int(SLICE_S * 1000))
         self._monitor = self.sock.get_monitor_socket(_EVENTS)
-        self.sock.connect(session.endpoint)
+        _connect(self._ctx, self.sock, self._monitor, session.endpoint)
         self._lock = threading.RLock()
         self._replies: Dict[int, Reply] = {}
         self._stop = threading.Event()
@@ -217,7 +232,7 @@ class AsyncTransport:
         # zmq.asyncio's sockets return awaitables where the stubs name the blocking results.
         self.sock: Any = _dealer(self._ctx, b"pa-")
         self._monitor: Any = self.sock.get_monitor_socket(_EVENTS)
-        self.sock.connect(session.endpoint)
+        _connect(self._ctx, self.sock, self._monitor, session.endpoint)
         self._futures: Dict[int, "asyncio.Future[Reply]"] = {}
         self._hello: Optional["asyncio.Future[None]"] = None
         self._tasks: List["asyncio.Task[None]"] = []

@@ -3,16 +3,25 @@ helpers to start extra servers with their own limits."""
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Iterator
 
-import pytest
+# No model hub here (DESIGN §7): `datasets` and `huggingface_hub` read these when first imported, so
+# they are set before any test imports them. The Hugging Face cache is an empty folder of this run,
+# which hub-layout tests fill (hf_cache.py).
+HF_HOME = tempfile.mkdtemp(prefix="gem-ts-hf-home-")
+atexit.register(shutil.rmtree, HF_HOME, True)
+os.environ.update(HF_HOME=HF_HOME, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1")
 
-import gem_ts
-from gem_ts import Client, LocalServer
+import pytest  # noqa: E402
+
+import gem_ts  # noqa: E402
+from gem_ts import Client, LocalServer  # noqa: E402
 
 
 @pytest.fixture(scope="session")

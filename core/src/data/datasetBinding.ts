@@ -10,7 +10,7 @@
  */
 import { deserialize, serialize } from 'node:v8';
 import { GemError } from '../core/errors.ts';
-import { hubLocation } from './datasetOptions.ts';
+import { datasetSourceFor, hubLocation, type DatasetOptions } from './datasetOptions.ts';
 import { datasetContent, type DatasetContent, type DatasetLookup, type DatasetRow } from './datasetRegistry.ts';
 import { registeredNames } from './datasetSource.ts';
 import { TASK_DATASETS } from './taskCatalog.ts';
@@ -84,12 +84,22 @@ export function bindDatasetOption(
   }
   if (option !== undefined) return undefined;
   const entry = TASK_DATASETS.find((e) => e.id === envId);
-  const location = entry ? hubLocation(entry, options as { dataset_name?: string; split?: string }) : undefined;
+  const location = entry ? hubLocation(entry, options as DatasetOptions) : undefined;
   for (const name of registeredNames(envId, location)) {
     const found = datasets.getDataset(name);
     if (found) return bind(found.content, `registered dataset '${name}'`, cpuBound);
   }
   return undefined;
+}
+
+/**
+ * Throws DATASET_MISSING when a catalog id's data is nowhere to be found. An env made in this thread
+ * finds that out in its constructor; one made in a worker thread only would at its first reset, so
+ * the registry asks here and `make` fails alike for every family.
+ */
+export function assertDatasetPresent(envId: string, options: Record<string, unknown>): void {
+  const entry = TASK_DATASETS.find((e) => e.id === envId);
+  if (entry && !isBoundTable(options.dataset)) datasetSourceFor(entry, options as DatasetOptions);
 }
 
 /**

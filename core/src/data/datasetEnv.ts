@@ -10,6 +10,7 @@
  */
 import type { Env, Info, ResetOptions, ResetResult, SpawnOptions, StepResult } from '../core/env.ts';
 import { TERMINAL_STATE } from '../core/env.ts';
+import { Hints } from '../core/codeHint.ts';
 import { EnvClosedError, GemError, ResetNeededError } from '../core/errors.ts';
 import { Rng } from '../core/rng.ts';
 import type { EnvSpec } from '../core/spec.ts';
@@ -171,7 +172,12 @@ export function readIdxOption(opts: ResetOptions, size: number, who: string): nu
   const { idx, ...unknown } = opts.options ?? {};
   const extra = Object.keys(unknown);
   if (extra.length) {
-    throw new GemError('INVALID_OPTIONS', `Unknown reset option(s) ${extra.map((k) => `'${k}'`).join(', ')}; ${who} take 'idx'.`, { options: extra });
+    const hints = new Hints();
+    const take = hints.add({ kind: 'reset', options: { idx: { code: 'i' } } });
+    throw new GemError('INVALID_OPTIONS', `Unknown reset option(s) ${extra.map((k) => `'${k}'`).join(', ')}; ${who} take only 'idx': ${take}.`, {
+      options: extra,
+      hints: hints.list,
+    });
   }
   if (idx === undefined || idx === null) return undefined;
   if (typeof idx !== 'number' || !Number.isInteger(idx) || idx < 0 || idx >= size) {

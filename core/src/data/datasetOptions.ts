@@ -10,6 +10,8 @@ export const datasetOptionFields = {
   /** GEM's hub name; here it names the registered table or `$GEM_TS_DATA_DIR` folder to look for. */
   dataset_name: z.string().min(1).optional(),
   split: z.string().min(1).optional(),
+  /** A hub revision (branch, tag or commit) of the data: the table a client pushes for it is registered as `<hub>@<revision>`. */
+  revision: z.string().min(1).optional(),
   /** Evaluation mode: sequential resets follow the file order (no shuffle). */
   eval: z.boolean().default(false),
 };
@@ -18,11 +20,13 @@ export interface DatasetOptions {
   dataset?: string | Record<string, unknown>[];
   dataset_name?: string;
   split?: string;
+  revision?: string;
 }
 
 export function hubLocation(entry: TaskDatasetEntry, options: DatasetOptions): HubLocation {
-  if (options.dataset_name) return { hub: options.dataset_name, split: options.split };
-  return options.split ? { hub: entry.location.hub, split: options.split } : entry.location;
+  const hub = options.dataset_name ?? entry.location.hub;
+  const split = options.dataset_name ? options.split : (options.split ?? entry.location.split);
+  return options.revision ? { hub, split, revision: options.revision } : { hub, split };
 }
 
 /** The data source of one env built from a catalog entry; throws DATASET_MISSING with directions. */

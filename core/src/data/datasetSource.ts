@@ -10,6 +10,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { Hints } from '../core/codeHint.ts';
 import { GemError } from '../core/errors.ts';
 import { boundRows, isBoundTable, type BoundTable } from './datasetBinding.ts';
 import type { DatasetLookup, DatasetRow } from './datasetRegistry.ts';
@@ -20,6 +21,8 @@ import { isTableFile, readTable } from './readTable.ts';
 export interface HubLocation {
   hub: string;
   split?: string;
+  /** A hub revision (branch, tag or commit); a table pushed for it is registered as `<hub>@<revision>`. */
+  revision?: string;
 }
 
 export interface DatasetSource {
@@ -70,31 +73,47 @@ function fromPath(path: string, split: string | undefined): DatasetSource | unde
   return undefined;
 }
 
+/** `<hub>` or `<hub>@<revision>`: the hub part of a registered name. */
+function hubName(loc: HubLocation): string {
+  return loc.revision ? `${loc.hub}@${loc.revision}` : loc.hub;
+}
+
+/** The name a table for `loc` is registered under: `<hub>[@<revision>]:<split>`, or the hub part alone. */
+export function registerName(loc: HubLocation): string {
+  return loc.split ? `${hubName(loc)}:${loc.split}` : hubName(loc);
+}
+
 /** The names a table for `envId` may be registered under, most specific first. */
 export function registeredNames(envId: string, loc: HubLocation | undefined): string[] {
-  const names = [envId];
+  // A table registered under the id stands for the id's own data, not for another revision of it.
+  const names = loc?.revision ? [] : [envId];
   if (loc) {
-    if (loc.split) names.push(`${loc.hub}:${loc.split}`);
+    if (loc.split) names.push(registerName(loc));
     // A bare hub name stands for its only (or training) split, never for a named evaluation split.
-    if (!loc.split || loc.split === 'train') names.push(loc.hub);
+    if (!loc.split || loc.split === 'train') names.push(hubName(loc));
   }
   return names;
 }
 
-function missing(envId: string, loc: HubLocation | undefined, tried: string): GemError {
-  const key = loc ? (loc.split ? `${loc.hub}:${loc.split}` : loc.hub) : envId;
-  const load = loc
-    ? `datasets.load_dataset('${loc.hub}'${loc.split ? `, split='${loc.split}'` : ''})`
-    : 'your datasets.Dataset';
+/**
+ * DATASET_MISSING with the ways to provide the data. `fromHub` says that nothing named the data but
+ * the hub location, so a client that can load it from the hub (gem_ts with `datasets`) may push it
+ * under `data.register_as` and make the env again.
+ */
+function missing(envId: string, loc: HubLocation | undefined, tried: string, fromHub: boolean): GemError {
+  const key = loc ? registerName(loc) : envId;
+  const hints = new Hints();
+  const where = loc ? `'${loc.hub}'${loc.split ? `, split '${loc.split}'` : ''}${loc.revision ? `, revision '${loc.revision}'` : ''}` : '';
   const lines = [
     `'${envId}' needs its dataset, which is not present here (${tried}).`,
-    loc ? `GEM loads it from the Hugging Face hub: '${loc.hub}'${loc.split ? `, split '${loc.split}'` : ''}.` : '',
+    loc ? `GEM loads it from the Hugging Face hub: ${where}.` : '',
     'Provide it in one of these ways:',
-    `  - the 'dataset' option with a local file: make('${envId}', {dataset: '/path/to/data.parquet'}) (JSONL, JSON, Parquet, Arrow IPC, or a folder written by save_to_disk);`,
-    `  - from Python on a machine with the hub: gem_ts.register_dataset('${key}', ${load});`,
+    `  - a local file: ${hints.add({ kind: 'make', id: envId, options: { dataset: '/path/to/data.parquet' } })} (JSONL, JSON, Parquet, Arrow IPC, or a folder written by save_to_disk);`,
+    `  - pushed by a process that has the data: ${hints.add({ kind: 'register_dataset', name: key, hub: loc?.hub, split: loc?.split })};`,
     loc ? `  - a file under $GEM_TS_DATA_DIR: <dir>/${loc.hub}/${loc.split ?? 'train'}.parquet (or .jsonl, .arrow).` : '',
   ];
-  return new GemError('DATASET_MISSING', lines.filter(Boolean).join('\n'), { id: envId, hub: loc?.hub, split: loc?.split, register_as: key });
+  const data = { id: envId, hub: loc?.hub, split: loc?.split, revision: loc?.revision, register_as: key, from_hub: fromHub && loc !== undefined, hints: hints.list };
+  return new GemError('DATASET_MISSING', lines.filter(Boolean).join('\n'), data);
 }
 
 export function resolveDataset(args: {
@@ -118,7 +137,7 @@ export function resolveDataset(args: {
     if (registered) return fromRows(`registered dataset '${option}'`, registered.rows);
     const fromFile = fromPath(option, split);
     if (fromFile) return fromFile;
-    throw missing(envId, location, `'${option}' is neither a registered dataset name nor an existing file`);
+    throw missing(envId, location, `'${option}' is neither a registered dataset name nor an existing file`, false);
   }
   for (const name of datasets ? registeredNames(envId, location) : []) {
     const registered = datasets!.getDataset(name);
@@ -130,5 +149,5 @@ export function resolveDataset(args: {
     if (found) return found;
   }
   const tried = dataDir ? `no registered table and nothing under GEM_TS_DATA_DIR=${dataDir}` : 'no registered table, GEM_TS_DATA_DIR unset';
-  throw missing(envId, location, tried);
+  throw missing(envId, location, tried, true);
 }

@@ -14,6 +14,7 @@
  * (every named wrapper) the two behave the same.
  */
 import { GemError } from '../core/errors.ts';
+import { Hints } from '../core/codeHint.ts';
 import { Wrapper } from '../core/wrapper.ts';
 import type { Env, Info, ResetOptions, ResetResult, SpawnOptions, StepResult } from '../core/env.ts';
 import { executeAction, type TextTool, type ToolActionResult } from './tool.ts';
@@ -64,7 +65,9 @@ export class ToolEnvWrapper extends Wrapper {
       );
     }
     if (this.maxToolUses !== null && !(Number.isInteger(this.maxToolUses) && this.maxToolUses >= 0)) {
-      throw new GemError('INVALID_OPTIONS', `max_tool_uses must be a non-negative integer or null, got ${String(this.maxToolUses)}.`);
+      const hints = new Hints();
+      const none = hints.add({ kind: 'value', value: null });
+      throw new GemError('INVALID_OPTIONS', `max_tool_uses must be a non-negative integer or ${none}, got ${String(this.maxToolUses)}.`, { hints: hints.list });
     }
   }
 

@@ -9,6 +9,7 @@
  */
 import type { Env, Info, ResetResult, StepResult } from '../core/env.ts';
 import { EnvClosedError, GemError, isGemError } from '../core/errors.ts';
+import { Hints } from '../core/codeHint.ts';
 import type { AutoresetMode, VectorEnv, VectorResetOptions, VectorResetResult, VectorStepResult } from './types.ts';
 import { AUTORESET_MODES } from './types.ts';
 
@@ -199,12 +200,9 @@ export abstract class VectorEnvBase implements VectorEnv {
         throw new GemError('INVALID_ACTION_BATCH', `action for env ${i} is ${typeof actions[k]}, not a string`, { index: i });
       }
       if (this.phase[i] === Phase.NeedsReset) {
-        throw new GemError(
-          'RESET_NEEDED',
-          `env ${i} needs a reset before it can step` +
-            (this.autoresetMode === 'disabled' ? ' (autoreset is disabled: call reset({indices: [i]}) after an episode ends)' : ''),
-          { index: i },
-        );
+        const hints = new Hints();
+        const how = this.autoresetMode === 'disabled' ? ` (autoreset is disabled: call ${hints.add({ kind: 'reset_envs', indices: [{ code: 'i' }] })} after an episode ends)` : '';
+        throw new GemError('RESET_NEEDED', `env ${i} needs a reset before it can step${how}`, { index: i, hints: hints.list });
       }
     }
   }

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { boundRows, isBoundTable } from '../../src/data/datasetBinding.ts';
 import { DatasetRegistry } from '../../src/data/datasetRegistry.ts';
-import { defaultRegistry } from '../../src/index.ts';
+import { defaultRegistry, makeVec } from '../../src/index.ts';
 
 describe('dataset binding', () => {
   const rows = [{ problem: 'bound 1?', answer: '1' }];
@@ -43,5 +43,19 @@ describe('dataset binding', () => {
     expect(boundRows(structuredClone(b) as never)).toBe(decoded); // once per thread
     // A worker's make validates again: the bound table passes through untouched.
     expect(r.resolveOptions('code:CodeContest', { dataset: inWorker }).spec.options.dataset).toBe(inWorker);
+  });
+  it('fails at make, not at the first reset, for a worker-thread env whose data is nowhere (code:CodeContest as math:GSM8K)', () => {
+    const r = defaultRegistry.overlay({ datasets: new DatasetRegistry() });
+    const saved = process.env.GEM_TS_DATA_DIR;
+    delete process.env.GEM_TS_DATA_DIR;
+    try {
+      const missing = expect.objectContaining({ code: 'DATASET_MISSING', data: expect.objectContaining({ from_hub: true }) });
+      for (const id of ['code:CodeContest', 'eval:CodeContest', 'math:GSM8K', 'qa:NaturalQuestions']) {
+        expect(() => makeVec(id, { numEnvs: 1, workers: 1, mode: 'pool', registry: r }), id).toThrow(missing);
+      }
+      expect(() => r.resolveOptions('code:Taco8k', {})).toThrow(missing); // before any worker is asked
+    } finally {
+      if (saved !== undefined) process.env.GEM_TS_DATA_DIR = saved;
+    }
   });
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DatasetRegistry } from '../../src/data/datasetRegistry.ts';
-import { resolveDataset } from '../../src/data/datasetSource.ts';
+import { registeredNames, resolveDataset } from '../../src/data/datasetSource.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'gem-src-'));
 const loc = { hub: 'org/set', split: 'train' };
@@ -96,16 +96,44 @@ describe('resolveDataset', () => {
     } catch (e) {
       error = e;
     }
-    expect(error).toMatchObject({ code: 'DATASET_MISSING', data: { hub: 'axon-rl/MATH-12k', split: 'train', register_as: 'axon-rl/MATH-12k:train' } });
+    expect(error).toMatchObject({
+      code: 'DATASET_MISSING',
+      data: { hub: 'axon-rl/MATH-12k', split: 'train', register_as: 'axon-rl/MATH-12k:train', from_hub: true },
+    });
     const message = (error as Error).message;
     expect(message).toContain("'axon-rl/MATH-12k', split 'train'");
     expect(message).toContain("make('math:Math12K', {dataset: '/path/to/data.parquet'})");
-    expect(message).toContain("gem_ts.register_dataset('axon-rl/MATH-12k:train', datasets.load_dataset('axon-rl/MATH-12k', split='train'))");
+    expect(message).toContain("registerDataset('axon-rl/MATH-12k:train', rows)");
     expect(message).toContain('$GEM_TS_DATA_DIR');
+    // Each suggested call is data too, with the text the message holds, for callers in other languages.
+    const hints = (error as { data: { hints: { kind: string; text: string }[] } }).data.hints;
+    expect(hints.map((h) => h.kind)).toEqual(['make', 'register_dataset']);
+    for (const h of hints) expect(message).toContain(h.text);
   });
 
   it('fails with DATASET_MISSING for a dataset option that is neither a table name nor a file', () => {
-    expect(() => resolveDataset({ envId: 't:env', location: loc, dataset: join(dir, 'missing.parquet') })).toThrow(/neither a registered dataset name nor an existing file/);
+    let error: unknown;
+    try {
+      resolveDataset({ envId: 't:env', location: loc, dataset: join(dir, 'missing.parquet') });
+    } catch (e) {
+      error = e;
+    }
+    expect((error as Error).message).toMatch(/neither a registered dataset name nor an existing file/);
+    // The caller named the data: loading the hub's instead would not be what was asked for.
+    expect(error).toMatchObject({ code: 'DATASET_MISSING', data: { from_hub: false } });
+  });
+
+  it('keeps a revision apart: its table is registered as <hub>@<revision>, and unversioned names do not stand for it', async () => {
+    const datasets = new DatasetRegistry();
+    datasets.register('org/set:train', [{ q: 'main' }]);
+    datasets.register('t:env', [{ q: 'by id' }]);
+    const pinned = { hub: 'org/set', split: 'train', revision: 'v1' };
+    expect(registeredNames('t:env', pinned)).toEqual(['org/set@v1:train', 'org/set@v1']);
+    expect(() => resolveDataset({ envId: 't:env', location: pinned, datasets })).toThrow(
+      expect.objectContaining({ code: 'DATASET_MISSING', data: expect.objectContaining({ register_as: 'org/set@v1:train', revision: 'v1' }) }),
+    );
+    datasets.register('org/set@v1:train', [{ q: 'v1' }]);
+    expect(await resolveDataset({ envId: 't:env', location: pinned, datasets }).rows()).toEqual([{ q: 'v1' }]);
   });
 
   it('fails with DATASET_INVALID for a file that is not a table', () => {
