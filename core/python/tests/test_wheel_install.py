@@ -103,6 +103,19 @@ def test_the_console_script_and_python_m_list_envs(user_env: Dict[str, object]) 
         assert "game:GuessTheNumber-v0" in ids and len(ids) > 50
 
 
+def test_doctor_from_the_wheel_reports_this_install_and_what_missing_extras_turn_off(user_env: Dict[str, object]) -> None:
+    # It used to describe a checkout's .venv and say nothing of the extras rg:* envs need.
+    r = _run(user_env, str(Path(str(user_env["venv"])) / "bin" / "gem-ts"), "doctor")
+    assert r.returncode in (0, 1), r.stderr
+    venv = str(Path(str(user_env["venv"])))
+    assert f"Python client     {venv}/bin/python" in r.stdout and "(the gem_ts wheel)" in r.stdout, r.stdout
+    assert "gem_ts 0.1.0" in r.stdout and ".venv" not in r.stdout
+    assert "Server            compiled at " + venv in r.stdout, r.stdout
+    assert "Extra reasoning-gym  ✗ not installed: rg:* envs cannot be made" in r.stdout
+    assert "Install: pip install 'gem-ts[reasoning]'" in r.stdout
+    assert "Extra ray            ✗ not installed" in r.stdout
+
+
 def test_the_server_stops_when_its_owner_is_killed(user_env: Dict[str, object]) -> None:
     code = (
         "import os, signal, gem_ts as gem\n"

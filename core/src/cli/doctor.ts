@@ -14,12 +14,21 @@ import { defaultPythonCommand, resolvePythonRuntime } from '../tools/python/pyth
 import { Sandbox, ZYGOTE_PATH } from '../tools/python/sandbox.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const ROOT_VENV_PYTHON = `${ROOT}.venv/bin/python`;
+const CHECKOUT_VENV_PYTHON = `${ROOT}.venv/bin/python`;
+/** A checkout runs src/ through tsx; the npm package and the wheel run the compiled dist/. */
+const COMPILED = import.meta.url.endsWith('.js');
 
 /** Useful inside the sandbox (code envs, the Python tool). */
 const SANDBOX_PACKAGES = ['numpy', 'sympy', 'scipy', 'pandas', 'networkx'];
 /** The Python client's side (trainers, adapters, graders). */
 const CLIENT_PACKAGES = ['gem_ts', 'pyzmq', 'pyarrow', 'msgpack', 'numpy', 'torch', 'math-verify', 'transformers'];
+/** Optional Python packages, how to get each, and what is off without it. */
+export const EXTRAS: { pkg: string; install: string; without: string }[] = [
+  { pkg: 'reasoning-gym', install: "pip install 'gem-ts[reasoning]'", without: 'rg:* envs cannot be made (the ReasoningGym worker needs it)' },
+  { pkg: 'datasets', install: 'pip install datasets', without: "math:*, code:*, qa:* and eval:* envs cannot load GEM's hub datasets by name (a local file or register_dataset still works)" },
+  { pkg: 'math-verify', install: "pip install 'gem-ts[math-verify]'", without: 'nothing gem-ts needs: it is the reference the math grader is measured against' },
+  { pkg: 'ray', install: "pip install 'gem-ts[ray]'", without: 'gem_ts.ray (one server per Ray node, sharded vector envs) is unavailable' },
+];
 const NODE_PACKAGES = ['zeromq', 'apache-arrow', '@modelcontextprotocol/sdk', 'python-shell', 'zod'];
 
 export interface SandboxCheck {
@@ -42,7 +51,10 @@ export interface DoctorReport {
   /** Can sandboxed code run here (isolated, or unsandboxed by explicit opt-in)? */
   sandboxUsable: boolean;
   sandboxPackages: Record<string, string | null>;
-  clientPython?: { executable: string; packages: Record<string, string | null> };
+  /** Which server this is: the compiled one (npm package, wheel) or a checkout's source. */
+  server: { compiled: boolean; path: string };
+  /** The Python that runs gem_ts: the one that started this CLI (the wheel's), else a checkout's .venv. */
+  clientPython?: { executable: string; source: 'wheel' | 'checkout'; packages: Record<string, string | null> };
   nodePackages: Record<string, string | null>;
   search: { SEARCH_URL?: string; GEM_TS_SEARCH_CORPUS?: string };
 }
@@ -96,11 +108,16 @@ export async function collectReport(): Promise<DoctorReport> {
     sandboxChecks: {},
     sandboxUsable: false,
     sandboxPackages: {},
+    server: { compiled: COMPILED, path: fileURLToPath(new URL('../', import.meta.url)) },
     nodePackages: Object.fromEntries(NODE_PACKAGES.map((n) => [n, nodePackageVersion(n)])),
     search: { SEARCH_URL: process.env.SEARCH_URL, GEM_TS_SEARCH_CORPUS: process.env.GEM_TS_SEARCH_CORPUS },
   };
-  if (existsSync(ROOT_VENV_PYTHON)) {
-    report.clientPython = { executable: ROOT_VENV_PYTHON, packages: pythonPackageVersions(ROOT_VENV_PYTHON, CLIENT_PACKAGES) };
+  // The wheel's `gem-ts` sets GEM_TS_PYTHON to the interpreter it runs in (local_server.server_env).
+  const fromWheel = COMPILED ? process.env.GEM_TS_PYTHON : undefined;
+  const client = fromWheel ? { executable: fromWheel, source: 'wheel' as const } : existsSync(CHECKOUT_VENV_PYTHON) ? { executable: CHECKOUT_VENV_PYTHON, source: 'checkout' as const } : undefined;
+  if (client) {
+    const names = [...new Set([...CLIENT_PACKAGES, ...EXTRAS.map((e) => e.pkg)])];
+    report.clientPython = { ...client, packages: pythonPackageVersions(client.executable, names) };
   }
   let runtime;
   try {
@@ -145,7 +162,8 @@ function packages(list: Record<string, string | null>): string {
 
 export function formatReport(r: DoctorReport): string {
   const lines = ['gem-ts doctor', ''];
-  lines.push(`  Node              ${r.node}`);
+  lines.push(`  Node              ${r.node} at ${process.execPath}`);
+  lines.push(`  Server            ${r.server.compiled ? 'compiled' : 'source (a checkout, run through tsx)'} at ${r.server.path}`);
   lines.push(
     r.python.version
       ? `  Python (sandbox)  ${r.python.version} at ${r.python.executable}  (set GEM_TS_SANDBOX_PYTHON to change)`
@@ -167,8 +185,15 @@ export function formatReport(r: DoctorReport): string {
   }
   for (const [name, c] of Object.entries(r.sandboxChecks)) lines.push(`  Sandbox ${name.padEnd(10)}${mark(c.ok)} ${c.detail}`);
   lines.push(`  Sandbox packages  ${packages(r.sandboxPackages) || '–'}`);
-  if (r.clientPython) lines.push(`  Client venv       ${r.clientPython.executable}: ${packages(r.clientPython.packages)}`);
-  else lines.push('  Client venv       not created yet (npm run setup)');
+  const cp = r.clientPython;
+  if (cp) {
+    const core = Object.fromEntries(CLIENT_PACKAGES.map((n) => [n, cp.packages[n] ?? null]));
+    lines.push(`  Python client     ${cp.executable} (${cp.source === 'wheel' ? 'the gem_ts wheel' : "the checkout's .venv"}): ${packages(core)}`);
+    for (const e of EXTRAS) {
+      const v = cp.packages[e.pkg];
+      lines.push(v ? `  Extra ${e.pkg.padEnd(15)}✓ ${v}` : `  Extra ${e.pkg.padEnd(15)}✗ not installed: ${e.without}. Install: ${e.install}`);
+    }
+  } else lines.push(`  Python client     ${COMPILED ? 'unknown: run `gem-ts doctor` from the Python install (pip install gem-ts)' : 'not created yet (npm run setup)'}`);
   lines.push(`  Node packages     ${packages(r.nodePackages)}`);
   lines.push(
     `  Search            ${r.search.SEARCH_URL ? `SEARCH_URL=${r.search.SEARCH_URL}` : 'no SEARCH_URL'}; ${
