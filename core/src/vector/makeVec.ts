@@ -8,6 +8,7 @@
  * and one spec object.
  */
 import type { Env } from '../core/env.ts';
+import { takePastEndPolicy } from '../core/pastEnd.ts';
 import { GemError } from '../core/errors.ts';
 import type { EnvSpec } from '../core/spec.ts';
 import { defaultRegistry, type ResolvedOptions } from '../registry/registry.ts';
@@ -50,6 +51,7 @@ export function makeVec(ids: string | string[], opts: MakeVecOptions = {}): Vect
   const wrapperNames = parseWrapperNames(opts.wrappers);
   const wrap = prepareWrappers(wrapperNames, opts.wrapperOptions);
   const shared = normaliseKeys(opts.options ?? {});
+  const pastEnd = takePastEndPolicy(shared); // a vector-layer option, not the env's
 
   const registry = opts.registry ?? defaultRegistry;
   const specs = new Map<string, ResolvedOptions>();
@@ -98,7 +100,7 @@ export function makeVec(ids: string | string[], opts: MakeVecOptions = {}): Vect
     throw e;
   }
 
-  const init: VectorEnvInit = { envs, envIds, autoresetMode: opts.autoresetMode, resources: pool ? [pool] : [] };
+  const init: VectorEnvInit = { envs, envIds, autoresetMode: opts.autoresetMode, pastEnd, resources: pool ? [pool] : [] };
   if (mode === 'pool') return new EnvPool(init);
   if (mode === 'async') return new AsyncVectorEnv(init);
   return new SyncVectorEnv(init);

@@ -10,16 +10,19 @@
 import type { Env, Info, ResetResult, StepResult } from '../core/env.ts';
 import { EnvClosedError, GemError, isGemError } from '../core/errors.ts';
 import { Hints } from '../core/codeHint.ts';
+import { pastEndStep, pastEndWarning, type PastEndPolicy } from '../core/pastEnd.ts';
 import type { AutoresetMode, VectorEnv, VectorResetOptions, VectorResetResult, VectorStepResult } from './types.ts';
 import { AUTORESET_MODES } from './types.ts';
 
 /** Episode phase of one sub-env. */
 const enum Phase {
-  /** Never reset, ended under `disabled`, or failed: only reset() is allowed. */
+  /** Never reset, or failed: only reset() is allowed. */
   NeedsReset = 0,
   Running = 1,
   /** Ended under `next_step`: its next step resets it and ignores the action. */
   AutoresetNext = 2,
+  /** Ended under `disabled`: a step gets the past-end row (core/pastEnd.ts) or, strict, RESET_NEEDED. */
+  Ended = 3,
 }
 
 /** Columns a row is written into: a batch being built, or an EnvPool's per-env slots. */
@@ -35,6 +38,8 @@ export interface VectorEnvInit {
   envs: Env<any, any>[];
   envIds?: string[];
   autoresetMode?: AutoresetMode;
+  /** A step after an episode ended under `disabled`: answered (default) or refused (core/pastEnd.ts). */
+  pastEnd?: PastEndPolicy;
   /** Closed after the envs (worker pools the vector env owns). */
   resources?: { close(): Promise<void> }[];
 }
@@ -72,6 +77,7 @@ export function envFailure(index: number, e: unknown): GemError {
 export abstract class VectorEnvBase implements VectorEnv {
   readonly numEnvs: number;
   readonly autoresetMode: AutoresetMode;
+  readonly pastEnd: PastEndPolicy;
   readonly envIds: string[];
   private isClosed = false;
   /** Whether envs without sync twins step concurrently (async, pool) or in index order (sync). */
@@ -87,6 +93,8 @@ export abstract class VectorEnvBase implements VectorEnv {
   protected readonly phase: Uint8Array;
   /** 1 while an env has a step or reset in flight (and, in a pool, until recv returns its row). */
   protected readonly busy: Uint8Array;
+  /** 1 once an env has been warned that it was stepped past its episode's end. */
+  private readonly warnedPastEnd: Uint8Array;
   private readonly stamp: Uint32Array;
   private epoch = 0;
   private readonly allIndices: readonly number[];
@@ -102,6 +110,10 @@ export abstract class VectorEnvBase implements VectorEnv {
     this.envs = init.envs;
     this.numEnvs = n;
     this.autoresetMode = mode;
+    this.pastEnd = init.pastEnd ?? 'answer';
+    if (this.pastEnd !== 'answer' && this.pastEnd !== 'raise') {
+      throw new GemError('INVALID_OPTIONS', `pastEnd '${String(this.pastEnd)}' is not 'answer' or 'raise'`);
+    }
     this.envIds = init.envIds ?? init.envs.map((e) => e.spec?.id ?? e.toString());
     this.resources = init.resources ?? [];
     this.inline = new Uint8Array(n);
@@ -114,6 +126,7 @@ export abstract class VectorEnvBase implements VectorEnv {
     this.asyncEnvCount = asyncCount;
     this.phase = new Uint8Array(n);
     this.busy = new Uint8Array(n);
+    this.warnedPastEnd = new Uint8Array(n);
     this.stamp = new Uint32Array(n);
     this.allIndices = Object.freeze(Array.from({ length: n }, (_, i) => i));
   }
@@ -199,7 +212,7 @@ export abstract class VectorEnvBase implements VectorEnv {
       if (typeof actions[k] !== 'string') {
         throw new GemError('INVALID_ACTION_BATCH', `action for env ${i} is ${typeof actions[k]}, not a string`, { index: i });
       }
-      if (this.phase[i] === Phase.NeedsReset) {
+      if (this.phase[i] === Phase.NeedsReset || (this.phase[i] === Phase.Ended && this.pastEnd === 'raise')) {
         const hints = new Hints();
         const how = this.autoresetMode === 'disabled' ? ` (autoreset is disabled: call ${hints.add({ kind: 'reset_envs', indices: [{ code: 'i' }] })} after an episode ends)` : '';
         throw new GemError('RESET_NEEDED', `env ${i} needs a reset before it can step${how}`, { index: i, hints: hints.list });
@@ -232,8 +245,15 @@ export abstract class VectorEnvBase implements VectorEnv {
     this.writeStep(s, out, k);
     if (!s.terminated && !s.truncated) return false;
     if (this.autoresetMode === 'same_step') return true;
-    this.phase[i] = this.autoresetMode === 'next_step' ? Phase.AutoresetNext : Phase.NeedsReset;
+    this.phase[i] = this.autoresetMode === 'next_step' ? Phase.AutoresetNext : Phase.Ended;
     return false;
+  }
+
+  /** A step of an ended episode (autoreset disabled): not played; the first one of env i warns. */
+  private writePastEnd(i: number, out: RowSink, k: number): void {
+    const warn = this.warnedPastEnd[i] === 0;
+    this.warnedPastEnd[i] = 1;
+    this.writeStep(pastEndStep(warn ? pastEndWarning(i, this.envIds[i]) : undefined), out, k);
   }
 
   /** Same-step autoreset: the new episode's observation, the terminal one kept in the info. */
@@ -250,6 +270,7 @@ export abstract class VectorEnvBase implements VectorEnv {
     const env = this.envs[i];
     try {
       if (this.phase[i] === Phase.AutoresetNext) return this.writeAutoresetNext(i, env.resetSync!(), out, k);
+      if (this.phase[i] === Phase.Ended) return this.writePastEnd(i, out, k);
       const s = env.stepSync!(action);
       if (this.settle(i, s, out, k)) this.writeAutoresetSame(s, env.resetSync!(), out, k);
     } catch (e) {
@@ -262,6 +283,7 @@ export abstract class VectorEnvBase implements VectorEnv {
     const env = this.envs[i];
     try {
       if (this.phase[i] === Phase.AutoresetNext) return this.writeAutoresetNext(i, await env.reset(), out, k);
+      if (this.phase[i] === Phase.Ended) return this.writePastEnd(i, out, k);
       const s = await env.step(action);
       if (this.settle(i, s, out, k)) this.writeAutoresetSame(s, await env.reset(), out, k);
     } catch (e) {

@@ -110,7 +110,8 @@ describe('server handle: a huge step body is decoded in slices', () => {
   it('keeps its place in the handle order and reports a bad body as INVALID_BODY', { timeout: 60_000 }, async () => {
     const n = 6000; // a body over 64 KiB
     const c = client();
-    const h = (await c.ok({ op: 'make', env_ids: ID, num_envs: n, autoreset_mode: 'disabled' })).header.handle;
+    // strict_reset: a step of an ended env is refused, which shows it was ordered after the big step.
+    const h = (await c.ok({ op: 'make', env_ids: ID, num_envs: n, autoreset_mode: 'disabled', options: { strict_reset: true } })).header.handle;
     await c.ok({ op: 'reset', handle: h, seed: 1 });
     const indices = Array.from({ length: n }, (_, i) => i);
     const body = encodeStepRequest({ indices, actions: new Array(n).fill('no box') }); // ends every episode

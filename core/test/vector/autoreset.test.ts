@@ -8,6 +8,7 @@ import type { Env } from '../../src/core/env.ts';
 import { AsyncVectorEnv } from '../../src/vector/asyncVectorEnv.ts';
 import { EnvPool } from '../../src/vector/envPool.ts';
 import { makeVec } from '../../src/vector/makeVec.ts';
+import { PAST_END_OBSERVATION, type PastEndPolicy } from '../../src/core/pastEnd.ts';
 import { SyncVectorEnv } from '../../src/vector/syncVectorEnv.ts';
 import type { AutoresetMode, VectorEnv, VectorStepResult } from '../../src/vector/types.ts';
 import type { VectorEnvInit } from '../../src/vector/vectorEnvBase.ts';
@@ -22,12 +23,18 @@ const executors = {
 } as const;
 
 /** Two envs: env 0 ends after 3 steps, env 1 after 5, so env 1's rows show nothing happened. */
-const flavours: Record<string, (mode: AutoresetMode, exec: keyof typeof executors) => VectorEnv> = {
-  inline: (mode, exec) => executors[exec]({ envs: [new CountingEnv(3), new CountingEnv(5)], autoresetMode: mode }),
-  'no sync twins': (mode, exec) =>
-    executors[exec]({ envs: [new AsyncOnly(new CountingEnv(3)), new AsyncOnly(new CountingEnv(5))] as Env[], autoresetMode: mode }),
-  worker: (mode, exec) =>
-    makeVec('test:CountingCpu-v0', { vecOptions: [{ length: 3 }, { length: 5 }], autoresetMode: mode, mode: exec, workers: 1 }),
+const flavours: Record<string, (mode: AutoresetMode, exec: keyof typeof executors, pastEnd?: PastEndPolicy) => VectorEnv> = {
+  inline: (mode, exec, pastEnd) => executors[exec]({ envs: [new CountingEnv(3), new CountingEnv(5)], autoresetMode: mode, pastEnd }),
+  'no sync twins': (mode, exec, pastEnd) =>
+    executors[exec]({ envs: [new AsyncOnly(new CountingEnv(3)), new AsyncOnly(new CountingEnv(5))] as Env[], autoresetMode: mode, pastEnd }),
+  worker: (mode, exec, pastEnd) =>
+    makeVec('test:CountingCpu-v0', {
+      vecOptions: [{ length: 3 }, { length: 5 }],
+      autoresetMode: mode,
+      mode: exec,
+      workers: 1,
+      ...(pastEnd ? { options: { strict_reset: pastEnd === 'raise' } } : {}),
+    }),
 };
 
 const rows = (r: VectorStepResult): Row[] => r.observations.map((o, k) => [o, r.rewards[k], r.terminated[k], r.truncated[k]]);
@@ -67,8 +74,8 @@ describe.each(cases)('$exec / $flavour (send/recv: $viaSendRecv)', ({ flavour, e
     await vec?.close();
   });
 
-  async function play(mode: AutoresetMode, steps: number): Promise<{ table: Row[][]; last: VectorStepResult }> {
-    vec = flavours[flavour](mode, exec);
+  async function play(mode: AutoresetMode, steps: number, pastEnd?: PastEndPolicy): Promise<{ table: Row[][]; last: VectorStepResult }> {
+    vec = flavours[flavour](mode, exec, pastEnd);
     const reset = await vec.reset({ seed: 10 });
     expect(reset.observations).toEqual(['e1/t0', 'e1/t0']);
     const table: Row[][] = [];
@@ -116,8 +123,25 @@ describe.each(cases)('$exec / $flavour (send/recv: $viaSendRecv)', ({ flavour, e
     expect(last.infos[0]).toEqual({ t: 1 });
   });
 
-  it('disabled: an ended env refuses to step until reset({indices}) resets just it', async () => {
+  it('disabled: an ended env answers a step without playing it (terminated, reward 0, one warning) until reset', async () => {
     const { table } = await play('disabled', 3);
+    expect(table[2][0]).toEqual(['e1/t3/a3', 3, true, false]);
+    const past = await stepBoth(vec!, ['a4', 'b4'], viaSendRecv);
+    expect(rows(past)).toEqual([
+      [PAST_END_OBSERVATION, 0, true, false],
+      ['e1/t4/b4', 4, false, false],
+    ]);
+    expect(past.infos[0]).toMatchObject({ episode_over: true, past_end_warning: expect.stringMatching(/env 0 .*stepped after its episode ended.*strict_reset/) });
+    const again = await stepBoth(vec!, ['a5', 'b5'], viaSendRecv);
+    expect(rows(again)[0]).toEqual([PAST_END_OBSERVATION, 0, true, false]);
+    expect(again.infos[0]).toEqual({ episode_over: true }); // warned once per env
+    // The env itself was never stepped: after a reset it starts at t1 of a new episode.
+    await vec!.reset({ indices: [0], seed: 3 });
+    expect(rows(await vec!.step(['a6'], [0]))).toEqual([['e2/t1/a6', 1, false, false]]);
+  });
+
+  it('disabled, strict: an ended env refuses to step until reset({indices}) resets just it', async () => {
+    const { table } = await play('disabled', 3, 'raise');
     expect(table[2][0]).toEqual(['e1/t3/a3', 3, true, false]);
     await expect(vec!.step(['a4', 'b4'])).rejects.toMatchObject({ code: 'RESET_NEEDED', message: expect.stringMatching(/env 0.*reset\(\{indices/) });
     // Nothing was stepped by the refused batch: env 1 continues at t4.
