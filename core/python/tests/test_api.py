@@ -42,11 +42,11 @@ def test_same_seed_same_episode_and_sample_random_action(client) -> None:
 
 
 def test_a_format_error_ends_the_episode_with_minus_point_one(client) -> None:
-    env = gem.make(EASY)
+    env = gem.make(EASY, strict_reset=True)
     env.reset(seed=1)
     _, reward, terminated, _, _ = env.step("no box at all")
     assert reward == pytest.approx(-0.1) and terminated
-    with pytest.raises(gem.GemError) as e:  # autoreset is off for a single env: GEM's make
+    with pytest.raises(gem.GemError) as e:  # strict: the ended episode refuses a step (test_dropin_past_end: the default)
         env.step("\\boxed{1}")
     assert e.value.code == "RESET_NEEDED"
     env.close()

@@ -111,7 +111,8 @@ def test_one_bad_action_among_coalesced_steps_fails_only_its_coroutine(server) -
 def test_an_env_that_needs_a_reset_among_coalesced_steps_fails_only_its_coroutine(server) -> None:
     async def main() -> None:
         async with await aio.connect(server.endpoint) as c:
-            pool = await c.make_vec(EASY, num_envs=6, autoreset_mode="disabled")
+            # strict_reset: an ended env's step is refused (by default it would be answered as over).
+            pool = await c.make_vec(EASY, num_envs=6, autoreset_mode="disabled", strict_reset=True)
             await pool.reset(seed=0)
             # Env 4 plays to the end of its episode (4 turns), so it needs a reset; the others do not.
             done = False
