@@ -14,7 +14,7 @@ family that is also the built-in exception a GEM user would catch (see ``_error_
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping, Optional
+from typing import Any, List, Mapping, Optional
 
 from ._contract import *  # noqa: F403  (one class per error code)
 from ._contract import ERROR_CLASSES, ERROR_CODES
@@ -86,10 +86,18 @@ def python_hint(hint: Mapping[str, Any]) -> Optional[str]:
     return None
 
 
+def _hints(data: Any) -> List[Any]:
+    """The hints of an error's data and of the error it wraps (``cause``: a vector env's ``env i: …``)."""
+    if not isinstance(data, Mapping):
+        return []
+    own = data.get("hints")
+    cause = data.get("cause")
+    return (own if isinstance(own, list) else []) + (_hints(cause.get("data")) if isinstance(cause, Mapping) else [])
+
+
 def in_python(message: str, data: Any) -> str:
     """``message`` with each code hint in ``data["hints"]`` rewritten as Python."""
-    hints = data.get("hints") if isinstance(data, Mapping) else None
-    for hint in hints if isinstance(hints, list) else []:
+    for hint in _hints(data):
         text = hint.get("text") if isinstance(hint, Mapping) else None
         if not isinstance(text, str) or not text:
             continue

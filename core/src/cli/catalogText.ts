@@ -81,8 +81,15 @@ answer costs −0.1 where the family says so.
 
 The math, code, qa, logic and eval ids are problem sets. gem-ts ships no copy of them: GEM loads them
 from the Hugging Face hub, and the *Data* column names the hub dataset and split (as
-\`<hub name>:<split>\`). Making such an env without its data fails at \`make\` with a
-\`DATASET_MISSING\` error that spells out these ways to provide it, tried in this order:
+\`<hub name>:<split>\`). From Python, gem_ts loads them as GEM does: where the \`datasets\` library is
+installed, \`gem_ts.make("math:GSM8K")\` with no data on the server calls
+\`datasets.load_dataset("axon-rl/GSM-8k", split="train")\` in the Python process (\`HF_HOME\`, the
+Hugging Face cache and \`HF_HUB_OFFLINE\` / \`HF_DATASETS_OFFLINE\` apply as for GEM; \`split=\` and
+\`revision=\` pick another split or hub revision), pushes the table to the server once per session and
+makes the env; a table of 16 MiB or more reports its load and push on stderr. \`GEM_TS_HUB_DATASETS=0\`
+turns this off. Where the data cannot be had (no \`datasets\`, or the hub out of reach and the dataset
+not in the cache), \`make\` fails, for every family alike (never later, at \`reset\`), with a
+\`DATASET_MISSING\` error that says so and spells out these ways to provide it, tried in this order:
 
 1. The \`dataset\` option: a local file (JSON Lines, JSON, Parquet or Arrow IPC), a folder written by
    \`datasets\`' \`save_to_disk\` or holding \`<split>.parquet\` (\`.jsonl\`, …) files, the name of a
@@ -94,14 +101,14 @@ from the Hugging Face hub, and the *Data* column names the hub dataset and split
    \`save_to_disk\` folder).
 
 Rows are read on first use and shared by every env over the same source. The columns read are the
-\`*_key\` options (\`question_key\`, \`answer_key\`, \`test_key\`); \`dataset_name\` and \`split\` pick
-another hub dataset or split. To try an id without its data, use one of our small hand-written stand-ins
+\`*_key\` options (\`question_key\`, \`answer_key\`, \`test_key\`); \`dataset_name\`, \`split\` and
+\`revision\` pick another hub dataset, split or revision. To try an id without its data, use one of our small hand-written stand-ins
 in \`core/data/samples/\` (${f.sampleNames.map((n) => `\`${n}.jsonl\``).join(', ')}), named in the *Data* column, e.g.
-\`make('math:GSM8K', { dataset: 'core/data/samples/math.jsonl' })\` from the repository root; where a stand-in's columns differ
+\`gem_ts.make("math:GSM8K", dataset="core/data/samples/math.jsonl")\` from the repository root; where a stand-in's columns differ
 from the id's defaults, the column says which key to pass.
 
 Which problem a reset shows: \`reset(seed=s)\` draws one as a pure function of \`s\`;
-\`reset(options={"idx": i})\` shows problem \`i\` in file order; a plain \`reset()\` walks through the
+\`reset(idx=i)\` (or Gymnasium's \`reset(options={"idx": i})\`) shows problem \`i\` in file order; a plain \`reset()\` walks through the
 set, shuffled with the env's seed (evaluation sets, \`eval=True\`, keep the file order).`;
 }
 

@@ -16,7 +16,7 @@
 import { GemError, UnknownEnvError } from '../core/errors.ts';
 import type { Env } from '../core/env.ts';
 import type { EnvRegistration, EnvSpec } from '../core/spec.ts';
-import { assertDatasetPresent, bindDatasetOption, unbindForValidation } from '../data/datasetBinding.ts';
+import { bindDatasetOption, unbindForValidation } from '../data/datasetBinding.ts';
 import { defaultDatasets, type DatasetLookup } from '../data/datasetRegistry.ts';
 import { closestIds, parseEnvId } from './envId.ts';
 import { normaliseKeys, schemaKeys, validateOptions } from './options.ts';
@@ -131,7 +131,6 @@ export class EnvRegistry {
     else if (schemaKeys(reg.schema).includes('dataset')) {
       const bound = bindDatasetOption(id, spec.options, this.datasets, reg.cpuBound ?? false);
       if (bound !== undefined) spec.options.dataset = bound;
-      else if (reg.cpuBound) assertDatasetPresent(id, spec.options); // a worker would find out only at reset
     }
     return resolved;
   }

@@ -11,6 +11,7 @@ import type { Env } from '../core/env.ts';
 import { takePastEndPolicy } from '../core/pastEnd.ts';
 import { GemError } from '../core/errors.ts';
 import type { EnvSpec } from '../core/spec.ts';
+import { assertDatasetPresent } from '../data/datasetBinding.ts';
 import { defaultRegistry, type ResolvedOptions } from '../registry/registry.ts';
 import { normaliseKeys } from '../registry/options.ts';
 import { parseWrapperNames, prepareWrappers } from '../wrappers/factory.ts';
@@ -87,6 +88,7 @@ export function makeVec(ids: string | string[], opts: MakeVecOptions = {}): Vect
       const { reg, spec } = resolved;
       let env: Env<any, any>;
       if (pool && spec.cpuBound) {
+        assertDatasetPresent(spec.id, spec.options); // the worker would only tell at the first reset
         env = pool.createEnv(spec, s, reg.moduleUrl);
       } else {
         env = reg.create(spec.options, spec, s);

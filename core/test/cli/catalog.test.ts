@@ -81,7 +81,7 @@ describe('renderCatalog', () => {
   it('names the data source of dataset ids and the key a stand-in sample needs', () => {
     const page = renderCatalog();
     expect(rowOf(page, 'math:GSM8K')).toContain('`axon-rl/GSM-8k:train`<br>sample `math.jsonl` |');
-    expect(rowOf(page, 'math:GSM8K')).toContain('also `dataset`, `dataset_name`, `split`, `image_key`');
+    expect(rowOf(page, 'math:GSM8K')).toContain('also `dataset`, `dataset_name`, `split`, `revision`, `image_key`');
     // The QA sample holds 'question' while NaturalQuestions reads 'problem' by default.
     expect(rowOf(page, 'qa:NaturalQuestions')).toContain('sample `qa.jsonl` with `question_key="question"`');
     expect(rowOf(page, 'qa:HotpotQA')).not.toContain('with `');
@@ -133,7 +133,7 @@ describe('summariseOptions', () => {
       options: { min_number: 1, max_number: 10, max_turns: 4, random: false },
       unset: [],
     });
-    expect(summariseOptions('code:Taco8k').unset).toEqual(['dataset', 'dataset_name', 'split']);
+    expect(summariseOptions('code:Taco8k').unset).toEqual(['dataset', 'dataset_name', 'split', 'revision']);
   });
 
   it('says what an id needs when its defaults alone do not make it', () => {
