@@ -1,0 +1,92 @@
+"""Every code block of README.md and docs/*.md runs, as written, with Sybil.
+
+Python blocks run in one namespace per page, in order (a later block may use an earlier one's names).
+Shell blocks run with bash from the repository root, the root venv and node_modules/.bin first on
+PATH. TypeScript blocks run with tsx inside core/, where ``@gem-ts/core`` resolves to this checkout.
+A block that cannot run here (a GPU, a network service, minutes of benchmark) carries
+``<!-- skip: next "why" -->`` just above it, and the reason shows in pytest's report. A block of
+plain text or a wire diagram has no language tag and is not code.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Iterator, List
+
+import pytest
+
+sybil = pytest.importorskip("sybil", reason="sybil comes with gem_ts[test]")
+from sybil import Document, Example  # noqa: E402
+from sybil.parsers.markdown import CodeBlockParser, PythonCodeBlockParser, SkipParser  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[3]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+#: One block may start servers, build packages or train for a few seconds; none may hang the suite.
+BLOCK_TIMEOUT_S = 600
+
+
+def _env() -> dict:
+    env = dict(os.environ)
+    bins = [str(Path(sys.executable).parent), str(ROOT / "node_modules" / ".bin")]
+    env["PATH"] = os.pathsep.join([*bins, env.get("PATH", "")])
+    return env
+
+
+def _run(cmd: List[str], example: Example, cwd: Path) -> None:
+    r = subprocess.run(cmd, cwd=cwd, env=_env(), capture_output=True, text=True, timeout=BLOCK_TIMEOUT_S)
+    if r.returncode != 0:
+        raise AssertionError(f"{example.path}:{example.line} exited {r.returncode}\n--- stdout\n{r.stdout[-4000:]}\n--- stderr\n{r.stderr[-4000:]}")
+
+
+class ShellBlockParser(CodeBlockParser):
+    def evaluate(self, example: Example) -> None:
+        _run(["bash", "-euo", "pipefail", "-c", example.parsed], example, ROOT)
+
+
+class TypeScriptBlockParser(CodeBlockParser):
+    def evaluate(self, example: Example) -> None:
+        with tempfile.NamedTemporaryFile("w", suffix=".mts", dir=ROOT / "core", prefix=".snippet-", delete=False) as f:
+            f.write(example.parsed)
+        try:
+            _run(["npx", "tsx", f.name], example, ROOT / "core")
+        finally:
+            os.unlink(f.name)
+
+
+PARSERS = [
+    SkipParser(),
+    PythonCodeBlockParser(),
+    *(ShellBlockParser(language=lang) for lang in ("sh", "bash", "shell", "console")),
+    *(TypeScriptBlockParser(language=lang) for lang in ("ts", "typescript")),
+]
+
+
+def _examples() -> Iterator[object]:
+    for page in PAGES:
+        doc = Document.parse(str(page), *PARSERS)
+        for ex in doc.examples():
+            yield pytest.param(ex, id=f"{page.relative_to(ROOT)}:{ex.line}")
+
+
+EXAMPLES = list(_examples())
+
+
+def test_the_pages_have_code_blocks_to_run() -> None:
+    # A parser that stopped matching would make every test below vanish and the suite pass; and every
+    # fenced block with a language tag must be one of ours (an unknown tag would go unrun, silently).
+    skipper = type(SkipParser().skipper)
+    code = [p for p in EXAMPLES if not isinstance(p.values[0].region.evaluator, skipper)]  # type: ignore[attr-defined]
+    assert len(code) >= 25, len(code)
+    known = {"python", "sh", "bash", "shell", "console", "ts", "typescript"}
+    tags = {(page.name, line.strip()[3:].strip()) for page in PAGES for line in page.read_text().splitlines() if line.strip().startswith("```") and line.strip()[3:].strip()}
+    assert {t for t in tags if t[1] not in known} == set()
+
+
+@pytest.mark.timeout(BLOCK_TIMEOUT_S + 60)
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_doc_block(example: Example) -> None:
+    example.evaluate()
