@@ -18,9 +18,9 @@ describe('root venv plan', () => {
     expect(packagesOf(rootVenvPlan({ extras: ['bench'] }) as Plan)).toMatch(/^torch==2\.13\.0$/m);
   });
 
-  it('npm test (all extras) installs lint and Ray too', () => {
+  it('npm test (all extras) installs lint, Ray and the MCP server stack too', () => {
     const text = packagesOf(rootVenvPlan({ extras: 'all' }) as Plan);
-    for (const pkg of ['ray', 'ruff', 'mypy', 'torch']) expect(text).toMatch(new RegExp(`^${pkg}==`, 'm'));
+    for (const pkg of ['ray', 'ruff', 'mypy', 'torch', 'fastmcp']) expect(text).toMatch(new RegExp(`^${pkg}==`, 'm'));
   });
 
   it('refuses an extra that has no requirements file', () => {
