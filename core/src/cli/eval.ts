@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { isGemError } from '../core/errors.ts';
+import { inLanguage } from '../core/codeHint.ts';
 import { evaluate, type EvalOptions } from '../eval/evaluator.ts';
 import { progressReporter } from '../eval/progress.ts';
 import { EVAL_MODES, type EvalMode } from '../eval/transcript.ts';
@@ -231,7 +232,7 @@ export async function run(args: string[]): Promise<number> {
   } catch (e) {
     // Settings problems (unknown env id, bad option or wrapper, a transcript of another run) come before any request.
     if (isGemError(e)) {
-      say(e.message);
+      say(inLanguage(e.message, e.data, 'cli'));
       return 2;
     }
     throw e;

@@ -7,6 +7,7 @@
  */
 import { createInterface } from 'node:readline';
 import { isGemError } from '../core/errors.ts';
+import { inLanguage } from '../core/codeHint.ts';
 import type { Env, Info } from '../core/env.ts';
 import { make } from '../registry/registry.ts';
 import '../envs/index.ts';
@@ -132,7 +133,7 @@ export async function run(args: string[]): Promise<number> {
     env = make<unknown, string>(parsed.id, parsed.options);
   } catch (e) {
     if (isGemError(e)) {
-      console.error(`gem-ts play: ${e.message}`);
+      console.error(`gem-ts play: ${inLanguage(e.message, e.data, 'cli')}`);
       return 2;
     }
     throw e;

@@ -58,6 +58,13 @@ describe('gem-ts play', () => {
     expect(err).toMatch(/'game:GuessTheNumbr-v0-easy' is not registered\. Did you mean: game:GuessTheNumber-v0-easy/);
   });
 
+  it('suggests the CLI, not TypeScript, for an id without its data', () => {
+    const { code, err } = gemTs(['play', 'math:GSM8K']);
+    expect(code).toBe(2);
+    expect(err).toContain('--option dataset=/path/to/data.parquet');
+    expect(err).not.toContain("make('math:GSM8K'");
+  });
+
   it('exits 2 on bad arguments and bad options', () => {
     expect(gemTs(['play']).code).toBe(2);
     const seed = gemTs(['play', 'game:Wordle-v0-easy', '--seed', 'x']);
