@@ -5,6 +5,7 @@ the server (op ``register_env``). When anyone makes that id, the server builds a
 resets and steps arrive back here as ``env_call`` messages; the connection answers them while it
 waits on the server, and its heartbeat thread answers them while the caller is busy elsewhere.
 Server-side wrappers, vector envs and autoreset then apply to Python envs like to built-in ones.
+A ``MultiAgentEnv`` is served through :class:`~gem_ts.multiagent.served.ServedMultiAgent`.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from typing import Any, Callable, Dict, Optional, Tuple, Union
 
 from . import protocol
 from .errors import GemError
+from .multiagent.multi_agent_env import MultiAgentEnv
+from .multiagent.served import ServedMultiAgent
 
 EntryPoint = Union[str, Callable[..., Any]]
 
@@ -79,7 +82,7 @@ class PythonEnvHost:
                 seed = args.get("seed")
                 if seed is not None and "seed" not in kwargs and _accepts(factory, "seed"):
                     kwargs["seed"] = seed  # GEM's make_vec passes seed + i the same way
-                self.instances[key] = factory(**kwargs)
+                self.instances[key] = _served(factory(**kwargs))
                 return None
             env = self.instances.get(key)
         if env is None:
@@ -97,6 +100,8 @@ class PythonEnvHost:
                 "truncated": bool(truncated),
                 "info": dict(info or {}),
             }
+        if what in ("get_attr", "set_attr") and isinstance(env, ServedMultiAgent):
+            env = env.env  # attributes are the MultiAgentEnv's own (agents, possible_agents, ...)
         if what == "get_attr":
             return _wire_value(env, _public_name(env, args.get("name")))
         if what == "set_attr":
@@ -113,6 +118,11 @@ class PythonEnvHost:
                 close()
             return None
         raise GemError("NOT_SUPPORTED", f"unknown env call '{what}'")
+
+
+def _served(env: Any) -> Any:
+    """A MultiAgentEnv steps with dicts; served, it is played from the acting agent's view."""
+    return ServedMultiAgent(env) if isinstance(env, MultiAgentEnv) else env
 
 
 def _public_name(env: Any, name: Any) -> str:
