@@ -5,6 +5,7 @@ switched off (conftest.py); the data sits in the Hugging Face cache as a downloa
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -103,6 +104,20 @@ def test_loaded_once_per_process_and_pushed_to_each_session_that_lacks_it(hub_ca
     other = gem.make("eval:CodeContest", client=fresh_client)  # another session: pushed from this process's copy
     assert other.reset()[0] == "Print the input back."
     other.close()
+
+
+def test_the_asyncio_client_loads_hub_data_too(hub_cache, server):
+    from gem_ts import aio
+
+    async def main() -> Any:
+        async with await aio.connect(server.endpoint) as c:
+            env = await c.make("math:GSM8K")
+            obs, _ = await env.reset(options={"idx": 1})
+            reward = (await env.step("\\boxed{42}"))[1]
+            await env.close()
+            return obs, reward
+
+    assert asyncio.run(main()) == ("What is 6 times 7?", 1.0)
 
 
 def test_a_revision_is_asked_of_the_hub_and_kept_apart(hub_cache, client, monkeypatch):
