@@ -8,7 +8,7 @@
  *
  *   npm run bench mathDifferential                         (30 golds per kind, seed 1)
  *   npx tsx bench/mathDifferential.ts --golds 10 --seed 7  (a smaller or other corpus)
- *   … --fixture ../test/fixtures/math/differential.jsonl   (also write a seeded subset + verdicts)
+ *   … --fixture test/fixtures/math/differential.jsonl      (also write a seeded subset + verdicts; paths from core/)
  *   … --peer-cache /tmp/peer.jsonl                         (reuse peer verdicts of the same corpus)
  */
 import { spawnSync } from 'node:child_process';
@@ -142,6 +142,8 @@ async function main(): Promise<void> {
     .filter((x) => x.ours !== x.mathVerify)
     .map(({ id, kind, variant, gold, response, intended, ours, mathVerify, gem, listed }) => ({ id, kind, variant, gold, response, intended, ours, mathVerify, gem, listed: listed !== undefined }));
   const unlisted = disagreements.filter((d) => !d.listed);
+  // The drop-in promise: no case where GEM gives the intended verdict and gem-ts does not.
+  const gemRightOursWrong = graded.filter((x) => x.gem === x.intended && x.ours !== x.intended).map(({ id, kind, variant, gold, response }) => ({ id, kind, variant, gold, response }));
 
   const speed = oursPerSecond(cases, Number(args.seconds));
   const mathVerifyPerSecond = timing.cases / timing.math_verify_seconds;
@@ -164,13 +166,15 @@ async function main(): Promise<void> {
         : 'peers not timed (all their verdicts came from --peer-cache)'),
   );
   console.log(`disagreements with math-verify: ${disagreements.length} (${unlisted.length} not listed in mathDifferential/deliberate.ts)`);
+  console.log(`cases where GEM is right and gem-ts wrong: ${gemRightOursWrong.length}`);
+  for (const d of gemRightOursWrong.slice(0, 20)) console.log(`  [${d.kind}/${d.variant}] gold ${d.gold}  ‖ ${d.response.replace(/\n/g, ' ').slice(-90)}`);
   for (const d of [...unlisted, ...disagreements.filter((x) => x.listed)].slice(0, 40)) console.log(`  ${d.listed ? 'listed  ' : 'UNLISTED'} [${d.kind}/${d.variant}] ours=${d.ours} mv=${d.mathVerify} gem=${d.gem}  gold ${d.gold}  ‖ ${d.response.replace(/\n/g, ' ').slice(-90)}`);
 
   const out = fileURLToPath(new URL('./results/', import.meta.url));
   mkdirSync(out, { recursive: true });
   writeFileSync(
     `${out}mathDifferential.json`,
-    `${JSON.stringify({ date: new Date().toISOString(), cpu: cpus()[0]?.model, seed: Number(args.seed), goldsPerKind: Number(args.golds), cases: cases.length, overall, perKind, unlistedDisagreements: unlisted.length, speed: peersTimed ? { ours: speed, peerCases: timing.cases, mathVerifyPerSecond, gemPerSecond, ratio: speed.perSecond / mathVerifyPerSecond } : { ours: speed }, disagreements, markdown: lines.join('\n') }, null, 2)}\n`,
+    `${JSON.stringify({ date: new Date().toISOString(), cpu: cpus()[0]?.model, seed: Number(args.seed), goldsPerKind: Number(args.golds), cases: cases.length, overall, perKind, unlistedDisagreements: unlisted.length, gemRightOursWrong, speed: peersTimed ? { ours: speed, peerCases: timing.cases, mathVerifyPerSecond, gemPerSecond, ratio: speed.perSecond / mathVerifyPerSecond } : { ours: speed }, disagreements, markdown: lines.join('\n') }, null, 2)}\n`,
   );
 
   if (args.fixture) {

@@ -80,6 +80,16 @@ function decimalOf(p: number, q: number): string | undefined {
   return String(p / q);
 }
 
+/**
+ * A non-terminating value written to 4 places: rounded (right, at the decimal's own precision) and, where
+ * that differs, truncated (wrong: not a rounding).
+ */
+function fourPlaces(x: number): Form[] {
+  const rounded = x.toFixed(4);
+  const truncated = (Math.trunc(x * 1e4) / 1e4).toFixed(4);
+  return [ok('four-place decimal', rounded), ...(truncated !== rounded ? [bad('truncated to four places', truncated)] : [])];
+}
+
 /* ------------------------------------------------------------------ the kinds */
 
 const integer: KindGenerator = (r) => {
@@ -129,6 +139,7 @@ const fraction: KindGenerator = (r) => {
   if (dec) forms.push(ok('decimal', dec));
   else {
     forms.push(ok('long decimal', (p / q).toFixed(8)), bad('two-place decimal', (p / q).toFixed(2)));
+    forms.push(...fourPlaces(p / q));
   }
   forms.push(bad('inverted', fracOf(r, q, p)), bad('denominator + 1', fracOf(r, p, q + 1)), bad('numerator + 1', fracOf(r, p + 1, q)), bad('negated', fracOf(r, -p, q)));
   return { gold, forms };
@@ -170,6 +181,7 @@ const surd: KindGenerator = (r) => {
     bad('radicand', `${a}\\sqrt{${b + 1}}`),
     ...(a !== b ? [bad('swapped', `${b}\\sqrt{${a}}`)] : []),
     bad('short decimal', (a * Math.sqrt(b)).toFixed(2)),
+    ...fourPlaces(a * Math.sqrt(b)),
   ];
   const c = r.int(2, 5);
   forms.push(ok('over a number', `\\frac{${a * c}\\sqrt{${b}}}{${c}}`));
@@ -194,6 +206,7 @@ const pi: KindGenerator = (r) => {
     bad('no pi', fracOf(r, p, q)),
     bad('two pi', `\\frac{${2 * p}\\pi}{${q + 1}}`),
     bad('short decimal', ((p * Math.PI) / q).toFixed(2)),
+    ...fourPlaces((p * Math.PI) / q),
   ];
   return { gold, forms };
 };

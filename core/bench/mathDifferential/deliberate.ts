@@ -67,6 +67,18 @@ export const DELIBERATE_DIFFERENCES: readonly DeliberateDifference[] = [
     ours: true,
     why: 'a mantissa times a power of ten is exact (1.1 × 10^8 = 110000000); math-verify evaluates 1.1 as a binary float and the product misses the integer by a rounding error.',
   },
+  ...['fraction', 'surd', 'pi'].map((kind) => ({
+    kind,
+    variant: /^four-place decimal$/,
+    ours: true,
+    why: 'a decimal of 4 or more places is the exact value correctly rounded to its own places (0.6667 for 2/3, 1.4142 for √2); math-verify and GEM compare it at 6 places only, where a rounded answer never matches. A truncation (0.6666) is still wrong.',
+  })),
+  {
+    kind: 'approximation',
+    variant: /^seven places$/,
+    ours: true,
+    why: 'a decimal that is the exact value correctly rounded to its own 7 places (0.5454545 for 6/11) is right; math-verify and GEM round it again to 6 places (0.545454, a tie to even) and miss 0.545455.',
+  },
 ];
 
 export function deliberateDifference(c: { kind: string; variant: string }, ours: boolean): DeliberateDifference | undefined {

@@ -5,8 +5,11 @@
 import type { Rational } from './rational.ts';
 
 export type Expr =
-  /** `float` marks a decimal literal: it is compared after rounding, as math-verify does. */
-  | { k: 'num'; value: Rational; float: boolean }
+  /**
+   * `float` marks a decimal literal: it is compared after rounding, as math-verify does; `places` is
+   * the number of decimals it is written with (`0.6670` has 4), its own precision.
+   */
+  | { k: 'num'; value: Rational; float: boolean; places?: number }
   | { k: 'sym'; name: string }
   | { k: 'const'; name: 'pi' | 'inf' }
   | { k: 'add'; terms: Expr[] }

@@ -4,7 +4,8 @@
  * - an assignment gold `x = 3` matches a bare `3`, and an equation answer is judged by its last side;
  * - relations match when lhs − rhs agree (or are negated, for = and for flipped inequalities);
  * - sets are unordered, tuples ordered; an open interval (a, b) also reads as the pair (a, b);
- * - a decimal literal on either side means "compare after rounding to 6 decimal places";
+ * - a decimal literal on either side means "compare after rounding to `precision` places"; one with at
+ *   least 4 places against an exact value is also right when it is that value rounded to its own places;
  *   an integer percentage matches the bare integer (50% ~ 50);
  * - otherwise values must agree exactly (rationals) or to 1e-10 (irrationals), and expressions
  *   with free symbols must agree at several random points;
@@ -62,6 +63,39 @@ function roundedEqual(a: Num, b: Num): boolean {
   return fa === fb;
 }
 
+/**
+ * A decimal written with at least this many places is compared at its own precision against an exact
+ * value (`0.6667` for 2/3, `1.4142` for √2); a shorter one only at `precision` (`0.33` ≁ 1/3).
+ */
+const MIN_OWN_PLACES = 4;
+
+/** The decimals a decimal atom is written with, as places of its value (`66.67\%` has 4). */
+function writtenPlaces(e: Expr): number | undefined {
+  if (e.k === 'num') return e.places;
+  if (e.k === 'neg') return writtenPlaces(e.x);
+  if (e.k === 'pct') {
+    const p = writtenPlaces(e.x);
+    return p === undefined ? undefined : p + 2;
+  }
+  return undefined;
+}
+
+/**
+ * Is the decimal `d`, written with `places` decimals, the exact value `x` correctly rounded there?
+ * |d − x| ≤ half a unit in the last place: either rounding of a tie counts (half-up and half-even).
+ * A truncation (`0.6666` for 2/3) is not a rounding and fails.
+ */
+function roundsTo(d: Num, x: Num, places: number): boolean {
+  if (d.q && x.q) {
+    const diff = Q.sub(d.q, x.q);
+    const abs = diff.n < 0n ? -diff.n : diff.n;
+    return 2n * abs * 10n ** BigInt(places) <= diff.d;
+  }
+  const [a, b] = [toFloat(d), toFloat(x)];
+  if (!Number.isFinite(a) || !Number.isFinite(b)) return false;
+  return Math.abs(a - b) <= 0.5 * 10 ** -places * (1 + 1e-9);
+}
+
 /** A decimal literal, possibly negated or as a percentage (math-verify's Float atoms). */
 function isFloatAtom(e: Expr): boolean {
   if (e.k === 'num') return e.float;
@@ -112,7 +146,15 @@ function exprEqual(gold: Expr, pred: Expr): boolean {
       // Against an exact integer a decimal must be that integer (2.0 ~ 2, but 2.0000001 ≁ 2), as in
       // math-verify, where a rounded Float never equals an Integer and only exact equality is left.
       const exactSide = isFloatAtom(gold) ? b : a;
-      if (exactSide.q && Q.isInteger(exactSide.q) && !(isFloatAtom(gold) && isFloatAtom(pred))) return numbersClose(a, b) && toFloat(a) === toFloat(b);
+      const oneDecimal = !(isFloatAtom(gold) && isFloatAtom(pred));
+      if (exactSide.q && Q.isInteger(exactSide.q) && oneDecimal) return numbersClose(a, b) && toFloat(a) === toFloat(b);
+      if (oneDecimal) {
+        // A rounded decimal against an exact value, on either side: its own places decide when it has enough.
+        // Also past `precision`: 0.5454545 is 6/11 to 7 places, though rounding it again to 6 gives 0.545454.
+        const places = writtenPlaces(isFloatAtom(gold) ? gold : pred);
+        const decimal = isFloatAtom(gold) ? a : b;
+        if (places !== undefined && places >= MIN_OWN_PLACES && roundsTo(decimal, exactSide, places)) return true;
+      }
       return roundedEqual(a, b);
     }
     const [ig, ip] = [integerOrPercent(gold), integerOrPercent(pred)];

@@ -29,7 +29,8 @@ const MAX_DEPTH = 120;
 function num(text: string): Expr {
   const value = parseDecimal(text);
   if (!value) throw new ParseError(`bad number ${text}`);
-  return { k: 'num', value, float: text.includes('.') };
+  const dot = text.indexOf('.');
+  return dot < 0 ? { k: 'num', value, float: false } : { k: 'num', value, float: true, places: text.length - dot - 1 };
 }
 
 function asExpr(a: Answer): Expr {

@@ -47,6 +47,32 @@ describe('golds and answers as datasets write them', () => {
     expect(grade(boxed('(0.25,1.3334]'), '(\\frac14,\\frac43]', { precision: 4 })).toBe(false);
   });
 
+  describe('a decimal of at least 4 places is compared at its own places (default precision)', () => {
+    it.each([
+      // answers: the exact gold rounded to the answer's places
+      ['\\frac{2}{3}', '0.6667', true], ['-\\frac{2}{3}', '-0.6667', true], ['\\frac{6}{11}', '0.5454545', true], ['\\frac{6}{11}', '0.5454565', false], ['(\\frac14,\\frac43]', '(0.25,1.3333]', true],
+      ['\\begin{pmatrix}\\frac23\\\\\\frac17\\end{pmatrix}', '\\begin{pmatrix}0.6667\\\\0.1429\\end{pmatrix}', true],
+      ['(\\frac{2}{3}, \\frac{5}{7})', '(0.6667, 0.7143)', true], ['\\sqrt{2}', '1.4142', true], ['\\pi', '3.1416', true], ['\\frac{2}{3}', '66.67\\%', true],
+      // golds: a rounded decimal gold against the exact answer
+      ['0.6667', '\\frac{2}{3}', true], ['(0.25,1.3333]', '(\\frac14,\\frac43]', true], ['1.4142', '\\sqrt{2}', true],
+      // a tie: either rounding (half-up, half-even) counts, nothing further
+      ['\\frac{2469}{20000}', '0.1234', true], ['\\frac{2469}{20000}', '0.1235', true], ['\\frac{2469}{20000}', '0.1236', false],
+      // not a rounding: truncated, one unit off, too few places, a wrong component, an integer gold
+      ['\\frac{2}{3}', '0.6666', false], ['-\\frac{2}{3}', '-0.6666', false], ['\\frac{2}{3}', '0.6668', false], ['0.6667', '\\frac{3}{5}', false],
+      ['\\frac{2}{3}', '0.667', false], ['\\frac{1}{3}', '0.33', false], ['(\\frac14,\\frac43]', '(0.25,1.3334]', false],
+      ['\\begin{pmatrix}\\frac23\\\\\\frac17\\end{pmatrix}', '\\begin{pmatrix}0.6667\\\\0.1428\\end{pmatrix}', false], ['2', '1.9999', false],
+      // two decimals keep comparing at `precision` (a rounded gold is not the exact value)
+      ['0.6667', '0.66667', false], ['0.66667', '0.6667', false],
+    ])('gold %s, answer %s → %s', (gold, answer, expected) => {
+      expect(grade(boxed(answer), gold)).toBe(expected);
+    });
+
+    it('`precision` still rules when it is coarser than the decimal', () => {
+      expect(grade(boxed('0.6666'), '\\frac{2}{3}', { precision: 3 })).toBe(true);
+      expect(grade(boxed('0.6667'), '\\frac{2}{3}', { precision: 4 })).toBe(true);
+    });
+  });
+
   it('a gold of several boxes in a short text is one list, against one box or several', () => {
     expect(goldAnswer('\\boxed{3} apples and \\boxed{5} pears')).toBe('3, 5');
     expect(grade(boxed('3, 5'), '\\boxed{3} apples and \\boxed{5} pears')).toBe(true);

@@ -32,6 +32,12 @@ const KNOWN_DISAGREEMENTS: { answer: string; gold: string; ours: boolean; why: s
     ours: true,
     why: 'the same word with and without \\text{}; math-verify reads bare "north" as a product of letters that it does not match to the word (it does match other words such as "Evelyn")',
   },
+  {
+    answer: '0.3333',
+    gold: '\\frac{1}{3}',
+    ours: true,
+    why: 'a decimal of 4 or more places is compared at its own places against an exact value: 0.3333 is 1/3 correctly rounded to 4 places; math-verify rounds it only at float_rounding=6 (docs/math-grader.md)',
+  },
 ];
 
 const key = (p: { answer: string; gold: string }) => `${p.answer}\u0000${p.gold}`;
