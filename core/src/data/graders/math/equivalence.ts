@@ -185,6 +185,9 @@ function canonical(e: Expr): string {
       return `(^ ${canonical(e.base)} ${canonical(e.exp)})`;
     case 'fn':
       return `(${e.name} ${e.args.map(canonical).join(' ')})`;
+    case 'num':
+      // The value, not how many places it was written with (0.5 and 0.50 are one number here).
+      return `${e.value.n}/${e.value.d}${e.float ? 'f' : ''}`;
     case 'bigop': {
       const body = canonical(e.body).split(`"${e.v}"`).join('#');
       return `(${e.op} ${canonical(e.lo)} ${canonical(e.hi)} ${body})`;

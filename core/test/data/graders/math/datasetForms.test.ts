@@ -26,6 +26,8 @@ describe('golds and answers as datasets write them', () => {
     // commuted sums and products, also under a symbolic \sum
     ['F_n = \\sum_{k=0}^{n-1} F_k F_{n-k-1}', 'F_n = \\sum_{k=0}^{n-1} F_{n-k-1} F_k', true],
     ['F_n = \\sum_{k=0}^{n-1} F_k F_{n-k-1}', 'F_n = \\sum_{k=0}^{n-2} F_k F_{n-k-2}', false],
+    // a decimal's written places do not change the number (0.5 and 0.50) under a symbolic \sum
+    ['\\sum_{k=0}^{n} 0.5 k F_k', '\\sum_{k=0}^{n} F_k 0.50 k', true], ['\\sum_{k=0}^{n} 0.5 k F_k', '\\sum_{k=0}^{n} F_k 0.6 k', false],
     // `or`-joined solutions, with or without spaces
     ['(3,5)or(5,3)', '(5,3),(3,5)', true], ['(5,3),(3,5)', '(3,5)or(5,3)', true], ['P(x)=0 \\text{ or } P(x)=2', 'P(x)=2, P(x)=0', true], ['(3,5)or(5,3)', '(5,3),(3,6)', false],
   ])('gold %s, answer %s → %s', (gold, answer, expected) => {
