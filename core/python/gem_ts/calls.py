@@ -361,7 +361,7 @@ def run_plan(plan: Plan, run: Callable[[Call[Any]], Any]) -> Any:
     return p.value
 
 
-def with_hub_data(build: Callable[[], Call[MakeReply]]) -> Plan:
+def with_hub_data(build: Callable[[], Call[MakeReply]], session: Session) -> Plan:
     """A make call that, when the server has no data for a task env, loads it as GEM does (``hub``),
     pushes it under the name the server asks for and makes the env again (once per missing name)."""
     tried: set = set()
@@ -374,6 +374,7 @@ def with_hub_data(build: Callable[[], Call[MakeReply]]) -> Plan:
                 raise
             tried.add(name)
             stream, _digest, _rows = hub.load_stream(e)
+            hub.check_size(e, stream, session.limits.get("max_message_bytes"))
             started = hub.pushing(name, stream)
             yield register_dataset(name, stream)
             hub.pushed(name, started)
@@ -434,7 +435,8 @@ def make_vec(
                 autoreset_mode=autoreset_mode,
                 seed=seed,
                 async_mode=bool(async_mode),
-            )
+            ),
+            session,
         )
     )
 
@@ -455,6 +457,7 @@ def make_one(session: Session, env_id: str, options: Dict[str, Any], wrappers: S
                 wrapper_options=wrapper_options or None,
                 autoreset_mode="disabled",
                 seed=seed,
-            )
+            ),
+            session,
         )
     )

@@ -123,6 +123,21 @@ def load_stream(err: DatasetMissingError) -> Tuple[bytes, str, int]:
         return out
 
 
+def check_size(err: DatasetMissingError, stream: bytes, max_message_bytes: Any) -> None:
+    """A table bigger than the server takes in one message fails here, saying what to do, rather than
+    as the server's MESSAGE_TOO_LARGE after the upload."""
+    if not isinstance(max_message_bytes, (int, float)) or len(stream) <= max_message_bytes:
+        return
+    data: Dict[str, Any] = dict(err.data) if isinstance(err.data, Mapping) else {}
+    raise DatasetMissingError(
+        "DATASET_MISSING",
+        f"{data.get('hub')!r} loaded from the Hugging Face hub is {len(stream) / 2**20:.1f} MiB as Arrow, more than this server "
+        f"takes in one message ({max_message_bytes / 2**20:.0f} MiB): start it with a larger `gem-ts serve --max-message-bytes N`, "
+        f"or give the data as a file on the server's machine: gem_ts.make({data.get('id')!r}, dataset='/path/to/data.parquet')",
+        {**data, "bytes": len(stream), "max_message_bytes": max_message_bytes},
+    )
+
+
 def pushing(name: str, stream: bytes) -> Optional[float]:
     """Says that a large push starts (and returns its start time, for ``pushed``); None for a small one."""
     if len(stream) < PROGRESS_BYTES:

@@ -40,6 +40,8 @@ HUB_DATA: Dict[str, Dict[str, List[Dict[str, Any]]]] = {
         "test": [{"problem": "Print the input back.", "tests": {"inputs": ["hi\n"], "outputs": ["hi\n"]}}],
     },
     "axon-rl/NaturalQuestions": {"train": [{"problem": "who wrote the declaration of independence", "answer": ["Thomas Jefferson"]}]},
+    # Bigger than strict_server's 64 KiB messages.
+    "axon-rl/ORZ-57k": {"train": [{"problem": f"What is {i} + {i}? " + "Think it over. " * 20, "answer": str(2 * i)} for i in range(300)]},
 }
 
 
@@ -171,3 +173,12 @@ def test_without_the_hub_make_fails_alike_for_every_family_and_speaks_python(cli
 def test_a_missing_file_the_user_named_is_not_replaced_by_the_hub_data(hub_cache, client, tmp_path):
     with pytest.raises(gem.DatasetMissingError, match="neither a registered dataset name nor an existing file"):
         gem.make("math:GSM8K", dataset=str(tmp_path / "nope.parquet"))
+
+
+def test_a_table_too_big_for_one_message_says_what_to_do_before_sending_it(hub_cache, strict_server):
+    with gem.Client(strict_server.endpoint) as small:
+        with pytest.raises(gem.DatasetMissingError) as err:
+            gem.make("math:Orz57K", client=small)
+    text = str(err.value)
+    assert "more than this server takes in one message" in text and "--max-message-bytes" in text
+    assert "gem_ts.make('math:Orz57K', dataset='/path/to/data.parquet')" in text
