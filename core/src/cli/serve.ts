@@ -8,6 +8,7 @@ import { chooseAuthToken, type AuthChoice } from '../server/auth.ts';
 import { validateEndpoint } from '../server/endpoint.ts';
 import { LOG_LEVELS, type LogLevel } from '../server/logger.ts';
 import { DEFAULT_LIMITS, type ServerLimits } from '../server/protocol/version.ts';
+import type { EnvRegistry } from '../registry/registry.ts';
 import { untilStopped } from './untilStopped.ts';
 
 const HELP = `usage: gem-ts serve [options]
@@ -98,8 +99,13 @@ export async function run(args: string[]): Promise<number> {
     return 2;
   }
 
-  // Loaded only now: the server pulls in every env and the native zeromq addon.
-  const [{ GemServer }, { createLogger }] = await Promise.all([import('../server/server.ts'), import('../server/logger.ts')]);
+  // Loaded only now: the catalog pulls in every env, the transport the native zeromq addon.
+  const [{ GemServer }, { ZmqRouterTransport }, { createLogger }, catalog] = await Promise.all([
+    import('../server/server.ts'),
+    import('../server/zmqRouterTransport.ts'),
+    import('../server/logger.ts'),
+    builtinEnvCatalog(),
+  ]);
   const log = createLogger(level as LogLevel | undefined);
   let auth: AuthChoice;
   try {
@@ -113,7 +119,8 @@ export async function run(args: string[]): Promise<number> {
     console.error(`gem-ts serve: ${(e as Error).message}`);
     return 2;
   }
-  const server = new GemServer({ endpoint, limits, logger: log, authToken: auth.token });
+  const transport = new ZmqRouterTransport({ endpoint, maxMessageBytes: limits.max_message_bytes ?? DEFAULT_LIMITS.max_message_bytes, logger: log });
+  const server = new GemServer({ transport, catalog, limits, logger: log, authToken: auth.token });
   try {
     endpoint = await server.start();
   } catch (e) {
@@ -129,6 +136,12 @@ export async function run(args: string[]): Promise<number> {
     exitWithStdin: values['exit-with-stdin'] === true,
     exitWithParent: values['no-exit-with-parent'] !== true,
   });
+}
+
+/** The process's registry once every built-in env has registered into it (they do so as they load). */
+async function builtinEnvCatalog(): Promise<EnvRegistry> {
+  const [{ defaultRegistry }] = await Promise.all([import('../registry/registry.ts'), import('../envs/index.ts')]);
+  return defaultRegistry;
 }
 
 /** A close that hangs (an env that never settles) must not keep the process: exit anyway. */

@@ -1,11 +1,11 @@
 /**
- * A handle: one EnvPool made by one client, under the id the client names it by. The pool does the
+ * A handle: one served pool (an EnvPool) made by one client, under the id the client names it by. The pool does the
  * work — its in-order calls order concurrent requests per env, check indices once and slice huge
  * batches — so a handle only adds what the wire reports about it.
  */
 import type { EnvSpec } from '../core/spec.ts';
-import type { EnvPool } from '../vector/envPool.ts';
 import type { AutoresetMode } from '../vector/types.ts';
+import type { ServedPool } from './servedPool.ts';
 
 export interface HandleInfo {
   handle: number;
@@ -22,7 +22,7 @@ export class EnvHandle {
 
   constructor(
     readonly id: number,
-    readonly pool: EnvPool,
+    readonly pool: ServedPool,
     wrappers: string[],
   ) {
     this.info = {

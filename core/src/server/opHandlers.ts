@@ -7,9 +7,9 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { GemError } from '../core/errors.ts';
 import type { Logger } from 'pino';
-import type { VectorEnv, MakeVecOptions } from '../vector/types.ts';
 import { ClientSession } from './clientSession.ts';
 import { EnvHandle } from './envHandle.ts';
+import type { PoolFactory, ServedPool } from './servedPool.ts';
 import { RemoteEnv } from './remoteEnv.ts';
 import { checkHeadroom, limitExceeded } from './quotas.ts';
 import type { Tenancy } from './tenancy.ts';
@@ -20,13 +20,9 @@ import type { EnvReturn, GetAttrRequest, MakeRequest, ReplyFormat, ResetRequest,
 import { getEnvAttr, setEnvAttr } from '../core/envAttributes.ts';
 import { rowsToInline } from './protocol/inlineRows.ts';
 import { PROTOCOL_VERSION, type ServerLimits } from './protocol/version.ts';
-import { makeVec as defaultMakeVec } from '../vector/makeVec.ts';
-import { EnvPool, SLICE_ABOVE, SLICE_ROWS } from '../vector/envPool.ts';
+import { makePool } from '../vector/makeVec.ts';
+import { SLICE_ABOVE, SLICE_ROWS } from '../vector/envPool.ts';
 import { parseWrapperNames } from '../wrappers/factory.ts';
-import '../envs/index.ts';
-
-/** Builds a handle's envs: an EnvPool (the server asks for mode 'pool'). */
-export type VecFactory = (ids: string | string[], opts: MakeVecOptions) => VectorEnv | Promise<VectorEnv>;
 
 export interface OpResult {
   fields: Record<string, unknown>;
@@ -38,7 +34,8 @@ export interface OpResult {
 export interface OpContext {
   limits: ServerLimits;
   log: Logger;
-  makeVec?: VecFactory;
+  /** Builds a handle's envs (default: the vector layer's makePool). */
+  makePool?: PoolFactory;
   serverInfo: () => { name: string; version: string; node: string; pid: number };
   stats: () => Record<string, unknown>;
   endSession: (s: ClientSession) => Promise<void>;
@@ -58,10 +55,10 @@ let nextHandle = 1;
 let nextCallId = 1;
 
 export class OpHandlers {
-  private readonly makeVec: VecFactory;
+  private readonly makePool: PoolFactory;
 
   constructor(private readonly ctx: OpContext) {
-    this.makeVec = ctx.makeVec ?? defaultMakeVec;
+    this.makePool = ctx.makePool ?? makePool;
   }
 
   handle(s: ClientSession, req: ParsedRequest): OpResult | Promise<OpResult> {
@@ -150,35 +147,30 @@ export class OpHandlers {
     if (typeof r.env_ids !== 'string' && r.num_envs !== undefined && r.num_envs !== r.env_ids.length) {
       throw new GemError('INVALID_REQUEST', `num_envs (${r.num_envs}) differs from the ${r.env_ids.length} env ids given.`);
     }
-    const opts: MakeVecOptions = {
+    const opts = {
       numEnvs: typeof r.env_ids === 'string' ? n : undefined,
       wrappers: typeof r.wrappers === 'string' ? r.wrappers.split(',') : r.wrappers,
       wrapperOptions: r.wrapper_options,
       vecOptions: r.vec_options,
       options: r.options,
       seed: r.seed,
-      asyncMode: r.async_mode,
       autoresetMode: r.autoreset_mode,
     };
     // Envs being built count against max_envs_per_client until the handle holds them.
     s.pendingEnvs += n;
-    let built: VectorEnv | Promise<VectorEnv>;
+    let built: ServedPool | Promise<ServedPool>;
     try {
-      built = this.makeVec(r.env_ids, { ...opts, mode: 'pool', registry: s.envs });
+      built = this.makePool(r.env_ids, { ...opts, registry: s.envs });
     } catch (e) {
       s.pendingEnvs -= n;
       throw e;
     }
-    const register = (vec: VectorEnv): OpResult => {
+    const register = (pool: ServedPool): OpResult => {
       if (s.ended) {
-        void vec.close();
+        void pool.closeInOrder();
         throw new GemError('UNKNOWN_HANDLE', 'The client session ended while the envs were being made.');
       }
-      if (!(vec instanceof EnvPool)) {
-        void vec.close();
-        throw new GemError('INTERNAL', 'The server builds every handle as an EnvPool; the vector factory returned another kind.');
-      }
-      const handle = new EnvHandle(nextHandle++, vec, parseWrapperNames(opts.wrappers));
+      const handle = new EnvHandle(nextHandle++, pool, parseWrapperNames(opts.wrappers));
       s.handles.set(handle.id, handle);
       return { fields: { ...handle.info } };
     };
@@ -228,25 +220,30 @@ export class OpHandlers {
     return encodeRowsSliced(rows, SLICE_ROWS).then((body) => ({ fields: { n }, body }));
   }
 
-  /** Env attributes of the envs at `indices` (all when absent), through each env's wrapper stack. */
-  private async getAttr(s: ClientSession, r: GetAttrRequest): Promise<OpResult> {
-    const pool = s.getHandle(r.handle).pool;
-    const indices = r.indices ?? Array.from({ length: pool.numEnvs }, (_, i) => i);
-    const envs = indices.map((i) => pool.envAt(i));
-    const value = await Promise.all(envs.map((env) => getEnvAttr(env, r.name)));
-    return { fields: { env_index: indices, value } };
+  /**
+   * Env attributes of the envs at `indices` (all when absent), through each env's wrapper stack. The
+   * read waits its turn behind the steps and resets already queued on those envs, so it sees them.
+   */
+  private getAttr(s: ClientSession, r: GetAttrRequest): Promise<OpResult> {
+    return s
+      .getHandle(r.handle)
+      .pool.withEnvsInOrder(r.indices, (envs, indices) => Promise.all(envs.map((env) => getEnvAttr(env, r.name))).then((value) => ({ indices, value })))
+      .then(({ indices, value }) => ({ fields: { env_index: indices, value } }));
   }
 
-  private async setAttr(s: ClientSession, r: SetAttrRequest): Promise<OpResult> {
+  private setAttr(s: ClientSession, r: SetAttrRequest): Promise<OpResult> {
     const pool = s.getHandle(r.handle).pool;
-    const indices = r.indices ?? Array.from({ length: pool.numEnvs }, (_, i) => i);
-    if (r.values !== undefined && r.values.length !== indices.length) {
-      throw new GemError('INVALID_REQUEST', `set_attr: got ${r.values.length} values for ${indices.length} envs.`);
+    const count = r.indices?.length ?? pool.numEnvs;
+    if (r.values !== undefined && r.values.length !== count) {
+      throw new GemError('INVALID_REQUEST', `set_attr: got ${r.values.length} values for ${count} envs.`);
     }
-    const envs = indices.map((i) => pool.envAt(i));
-    // One after another, so a bad value stops at the env it fails for (the earlier writes stand, as in Gymnasium).
-    for (let k = 0; k < envs.length; k++) await setEnvAttr(envs[k], r.name, r.values ? r.values[k] : r.value);
-    return { fields: { env_index: indices } };
+    return pool
+      .withEnvsInOrder(r.indices, async (envs, indices) => {
+        // One after another, so a bad value stops at the env it fails for (the earlier writes stand, as in Gymnasium).
+        for (let k = 0; k < envs.length; k++) await setEnvAttr(envs[k], r.name, r.values ? r.values[k] : r.value);
+        return indices;
+      })
+      .then((indices) => ({ fields: { env_index: indices } }));
   }
 
   private async close(s: ClientSession, handle: number | undefined): Promise<OpResult> {

@@ -1,7 +1,8 @@
 /**
- * The gem-ts server: a ZeroMQ ROUTER that serves vector envs to many clients (docs/protocol.md).
- * One reader loop takes messages in; each request runs on its own (many may be in flight per client,
- * replies carry the request id); replies leave through one send queue. The server never dies of its
+ * The gem-ts server: serves vector envs to many clients over a transport (docs/protocol.md): a
+ * ZeroMQ ROUTER in `gem-ts serve` (zmqRouterTransport.ts), an in-memory twin in tests. Messages come
+ * in one at a time; each request runs on its own (many may be in flight per client, replies carry
+ * the request id); replies leave through the transport's send queue. The server never dies of its
  * input: every bad message gets an error reply with a stable code, or is dropped when it cannot be
  * answered at all. Clients that go silent lose their handles after `idle_timeout_ms`.
  *
@@ -10,30 +11,29 @@
  * an auth token, a session that has not presented it gets UNAUTHORIZED and nothing else.
  */
 import { readFileSync } from 'node:fs';
-import { Router } from 'zeromq';
 import { GemError, isGemError } from '../core/errors.ts';
-import { defaultRegistry, type EnvRegistry } from '../registry/registry.ts';
+import type { EnvRegistry } from '../registry/registry.ts';
 import { tokenMatches, unauthorized } from './auth.ts';
 import { ClientSession } from './clientSession.ts';
 import { availableMemory } from './quotas.ts';
 import { releaseFreedMemory } from './releaseMemory.ts';
 import { Tenancy } from './tenancy.ts';
-import { removeIpcFile, validateEndpoint } from './endpoint.ts';
 import { silentLogger, type Logger } from './logger.ts';
 import { errorReply, okReply, parseRequest, peekRequestId, RequestError, unpackHeader, type ParsedRequest } from './protocol/frames.ts';
 import { DEFAULT_LIMITS, PROTOCOL_VERSION, type ServerLimits } from './protocol/version.ts';
-import { SendQueue } from './sendQueue.ts';
-import { OpHandlers, type OpResult, type VecFactory } from './opHandlers.ts';
+import { OpHandlers, type OpResult } from './opHandlers.ts';
+import type { PoolFactory } from './servedPool.ts';
+import type { Transport } from './transport.ts';
 
 export interface ServerOptions {
-  /** `ipc:///path`, `tcp://host:port`, or 'auto' (an ipc socket in the runtime dir; the default). */
-  endpoint?: string;
+  /** What carries the messages: a ZmqRouterTransport in `gem-ts serve`, an InMemoryTransport in tests. */
+  transport: Transport;
+  /** The env catalog every session reads through (the CLI passes the built-in one); never written. */
+  catalog: EnvRegistry;
   limits?: Partial<ServerLimits>;
   logger?: Logger;
-  /** Builds vector envs (default: the vector layer's makeVec). */
-  makeVec?: VecFactory;
-  /** The env catalog every session reads through (default: the process's registry); never written. */
-  catalog?: EnvRegistry;
+  /** Builds a handle's envs (default: the vector layer's makePool). */
+  makePool?: PoolFactory;
   /** When set, a session must send this token in hello before anything else is answered. */
   authToken?: string;
 }
@@ -76,8 +76,8 @@ const MAX_UNAUTHENTICATED_BYTES = 64 * 1024;
 export class GemServer {
   readonly limits: ServerLimits;
   readonly log: Logger;
-  private socket?: Router;
-  private sendQueue?: SendQueue;
+  private readonly transport: Transport;
+  private started = false;
   private readonly sessions = new Map<string, ClientSession>();
   private readonly ops: OpHandlers;
   private readonly tenancy: Tenancy;
@@ -86,24 +86,24 @@ export class GemServer {
   private readonly startedAt = Date.now();
   private requestCount = 0;
   private closing = false;
-  private loopDone?: Promise<void>;
 
-  constructor(private readonly opts: ServerOptions = {}) {
+  constructor(private readonly opts: ServerOptions) {
     const limits = { ...DEFAULT_LIMITS, ...opts.limits };
     // A client pinging at the announced rate must never look idle.
     limits.heartbeat_ms = Math.max(10, Math.min(limits.heartbeat_ms, Math.floor(limits.idle_timeout_ms / 3)));
     this.limits = limits;
     this.log = opts.logger ?? silentLogger();
-    this.tenancy = new Tenancy(opts.catalog ?? defaultRegistry, this.limits);
+    this.transport = opts.transport;
+    this.tenancy = new Tenancy(opts.catalog, this.limits);
     this.ops = new OpHandlers({
       tenancy: this.tenancy,
       limits: this.limits,
       log: this.log,
-      makeVec: opts.makeVec,
+      makePool: opts.makePool,
       serverInfo: () => ({ name: 'gem-ts', version: VERSION, node: process.version, pid: process.pid }),
       stats: () => ({ ...this.stats() }),
       endSession: (s) => this.endSession(s, 'closed by the client'),
-      sendToClient: (s, header) => this.sendQueue?.push([s.routingId, header]),
+      sendToClient: (s, header) => this.transport.send(s.routingId, [header]),
     });
   }
 
@@ -111,40 +111,25 @@ export class GemServer {
     return this.boundEndpoint;
   }
 
-  /** Binds and starts serving; resolves with the endpoint clients should connect to. */
+  /** Starts the transport and serving; resolves with the endpoint clients should connect to. */
   async start(): Promise<string> {
-    if (this.socket) throw new GemError('NOT_SUPPORTED', 'The server is already started.');
-    const endpoint = validateEndpoint(this.opts.endpoint ?? 'auto');
-    // zeromq's own cap is a backstop well above the announced limit: a message between the two gets
-    // a MESSAGE_TOO_LARGE reply, only absurd ones make libzmq drop the connection.
-    const socket = new Router({
-      maxMessageSize: this.limits.max_message_bytes * 2 + 1024 * 1024,
-      sendHighWaterMark: 0,
-      receiveHighWaterMark: 0,
-      linger: 0,
-    });
-    await socket.bind(endpoint);
-    this.socket = socket;
-    this.boundEndpoint = socket.lastEndpoint ?? endpoint;
-    this.sendQueue = new SendQueue(socket, (e) => this.log.debug({ err: String(e) }, 'send failed'));
+    if (this.started) throw new GemError('NOT_SUPPORTED', 'The server is already started.');
+    this.started = true;
+    this.boundEndpoint = await this.transport.start((peer, frames) => this.receive(peer, frames));
     const sweepEvery = Math.max(50, Math.min(1000, Math.floor(this.limits.idle_timeout_ms / 4)));
     this.sweepTimer = setInterval(() => this.sweepIdle(), sweepEvery);
     this.sweepTimer.unref();
-    this.loopDone = this.receiveLoop(socket);
     this.log.info({ endpoint: this.boundEndpoint, limits: this.limits }, 'listening');
     return this.boundEndpoint;
   }
 
-  /** Stops serving, frees every client's envs and removes the ipc socket file. */
+  /** Stops serving, frees every client's envs and closes the transport (removing an ipc socket file). */
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
     if (this.sweepTimer) clearInterval(this.sweepTimer);
-    this.sendQueue?.close();
-    this.socket?.close();
-    await this.loopDone?.catch(() => undefined);
+    await this.transport.close();
     await Promise.allSettled([...this.sessions.values()].map((s) => this.endSession(s, 'server closing')));
-    removeIpcFile(this.boundEndpoint);
     this.log.info('closed');
   }
 
@@ -172,22 +157,13 @@ export class GemServer {
     };
   }
 
-  private async receiveLoop(socket: Router): Promise<void> {
-    while (!socket.closed) {
-      let msg: Buffer[];
-      try {
-        msg = await socket.receive();
-      } catch (e) {
-        if (socket.closed || this.closing) return;
-        this.log.error({ err: String(e) }, 'receive failed');
-        continue;
-      }
-      try {
-        this.onMessage(msg);
-      } catch (e) {
-        // Nothing a client sends may stop the loop.
-        this.log.error({ err: e instanceof Error ? e.stack : String(e) }, 'unexpected failure handling a message');
-      }
+  private receive(peer: Buffer, frames: Buffer[]): void {
+    if (this.closing) return;
+    try {
+      this.onMessage(peer, frames);
+    } catch (e) {
+      // Nothing a client sends may stop the transport's loop.
+      this.log.error({ err: e instanceof Error ? e.stack : String(e) }, 'unexpected failure handling a message');
     }
   }
 
@@ -202,9 +178,7 @@ export class GemServer {
     return s;
   }
 
-  private onMessage(msg: Buffer[]): void {
-    const [routingId, ...frames] = msg;
-    if (!routingId) return;
+  private onMessage(routingId: Buffer, frames: Buffer[]): void {
     const session = this.session(routingId);
     session.lastSeen = Date.now();
     this.requestCount++;
@@ -286,17 +260,17 @@ export class GemServer {
   private replyResult(session: ClientSession, id: number, r: OpResult): void {
     if (session.ended && !r.afterEnd) return;
     const header = okReply(id, r.fields);
-    if (!r.body) return this.sendQueue?.push([session.routingId, header]);
+    if (!r.body) return this.transport.send(session.routingId, [header]);
     // zeromq.js 6 sends any Buffer or Uint8Array over 128 bytes zero-copy (it holds the body until
     // libzmq's I/O thread has written it); the body is a fresh allocation, never reused, so that is
     // safe. When `send` looks slow here (~1 ms for 200 KB on a busy 2-core box) the thread is off the
     // CPU, not working: measured, the whole process used ~0.1 ms of CPU over such a send, and the main
     // thread is preempted about once per batch as it wakes the I/O thread and the client.
-    this.sendQueue?.push([session.routingId, header, Buffer.from(r.body.buffer, r.body.byteOffset, r.body.byteLength)]);
+    this.transport.send(session.routingId, [header, Buffer.from(r.body.buffer, r.body.byteOffset, r.body.byteLength)]);
   }
 
   private reply(session: ClientSession, header: Buffer): void {
-    this.sendQueue?.push([session.routingId, header]);
+    this.transport.send(session.routingId, [header]);
   }
 
   /** The request id of an oversized message: from the whole header when small, else from its first entries. */

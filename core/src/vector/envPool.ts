@@ -16,7 +16,7 @@
  * Batches over SLICE_ABOVE rows of inline envs run in slices of SLICE_ROWS that yield to the event
  * loop, so a huge step never holds another client's small one for more than a slice.
  */
-import type { Info } from '../core/env.ts';
+import type { Env, Info } from '../core/env.ts';
 import { EnvClosedError, GemError } from '../core/errors.ts';
 import type { EnvPoolLike, RecvOptions, VectorResetOptions, VectorResetResult, VectorStepResult } from './types.ts';
 import { combineFailures, emptyBatch, VectorEnvBase, type RowSink, type VectorEnvInit } from './vectorEnvBase.ts';
@@ -200,6 +200,27 @@ export class EnvPool extends VectorEnvBase implements EnvPoolLike {
     try {
       const idx = this.batchIndices(indices, indices?.length ?? this.numEnvs, 'sampleRandomActions');
       return this.inOrder(indices ? idx : null, () => ({ indices: idx, actions: idx.map((i) => this.envs[i].sampleRandomAction() as string) }));
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  /**
+   * Runs `run` on the envs at `indices` (all when absent) once the calls queued on them have run;
+   * they stay held until it settles, so a later step waits for it (the server's attribute ops).
+   */
+  withEnvsInOrder<T>(indices: readonly number[] | undefined, run: (envs: Env<any, any>[], indices: readonly number[]) => Promise<T> | T): Promise<T> {
+    try {
+      const idx = indices ?? Array.from({ length: this.numEnvs }, (_, i) => i);
+      const envs = idx.map((i) => this.envAt(i));
+      return this.inOrder(indices ? idx : null, async () => {
+        for (const i of idx) this.busy[i] = 1;
+        try {
+          return await run(envs, idx);
+        } finally {
+          for (const i of idx) this.busy[i] = 0;
+        }
+      });
     } catch (e) {
       return Promise.reject(e);
     }

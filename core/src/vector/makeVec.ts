@@ -39,11 +39,24 @@ function envIdList(ids: string | string[], numEnvs: number | undefined): string[
 }
 
 export function makeVec(ids: string | string[], opts: MakeVecOptions = {}): VectorEnv {
+  const mode: VectorMode = opts.mode ?? (opts.asyncMode ? 'async' : 'sync');
+  if (!MODES.includes(mode)) fail(`mode '${mode}' is not one of ${MODES.join(', ')}`);
+  const init = buildEnvs(ids, opts);
+  if (mode === 'pool') return new EnvPool(init);
+  if (mode === 'async') return new AsyncVectorEnv(init);
+  return new SyncVectorEnv(init);
+}
+
+/** makeVec in mode 'pool', typed as what it returns (the server serves every handle as one). */
+export function makePool(ids: string | string[], opts: Omit<MakeVecOptions, 'mode' | 'asyncMode'> = {}): EnvPool {
+  return new EnvPool(buildEnvs(ids, opts));
+}
+
+/** The sub-envs, wrapped, and what a vector env of any mode is built from. */
+function buildEnvs(ids: string | string[], opts: MakeVecOptions): VectorEnvInit {
   // A single id with per-env options makes one env per options object.
   const envIds = envIdList(ids, opts.numEnvs ?? (typeof ids === 'string' ? opts.vecOptions?.length : undefined));
   const n = envIds.length;
-  const mode: VectorMode = opts.mode ?? (opts.asyncMode ? 'async' : 'sync');
-  if (!MODES.includes(mode)) fail(`mode '${mode}' is not one of ${MODES.join(', ')}`);
   if (opts.vecOptions !== undefined && (!Array.isArray(opts.vecOptions) || opts.vecOptions.length !== n)) {
     fail(`vecOptions must hold one options object per env (${n})`);
   }
@@ -102,8 +115,5 @@ export function makeVec(ids: string | string[], opts: MakeVecOptions = {}): Vect
     throw e;
   }
 
-  const init: VectorEnvInit = { envs, envIds, autoresetMode: opts.autoresetMode, pastEnd, resources: pool ? [pool] : [] };
-  if (mode === 'pool') return new EnvPool(init);
-  if (mode === 'async') return new AsyncVectorEnv(init);
-  return new SyncVectorEnv(init);
+  return { envs, envIds, autoresetMode: opts.autoresetMode, pastEnd, resources: pool ? [pool] : [] };
 }

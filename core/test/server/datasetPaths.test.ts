@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tableFromArrays, tableToIPC } from 'apache-arrow';
 import type { GemServer } from '../../src/server/server.ts';
-import { startServer, WireClient } from './wireClient.ts';
+import { connect, startServer, type WireClient } from './wireClient.ts';
 
 interface Family {
   id: string;
@@ -41,7 +41,7 @@ let server: GemServer;
 let c: WireClient;
 beforeAll(async () => {
   server = await startServer();
-  c = new WireClient(server.endpoint);
+  c = connect(server);
 });
 afterAll(async () => {
   c.close();
@@ -71,7 +71,7 @@ describe.each(FAMILIES)('$id gets its data by every path', (f) => {
   it("a table pushed under the env's own id, and one published under shared/", { timeout: 60_000 }, async () => {
     await c.ok({ op: 'register_dataset', name: f.id }, arrow(f, 'by-id'));
     await check(f, {}, 'by-id');
-    const publisher = new WireClient(server.endpoint);
+    const publisher = connect(server);
     await publisher.ok({ op: 'register_dataset', name: `shared/${f.id}` }, arrow(f, 'shared'));
     await check(f, { dataset: `shared/${f.id}` }, 'shared');
     publisher.close();

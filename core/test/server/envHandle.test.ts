@@ -7,14 +7,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decodeRows, encodeStepRequest } from '../../src/server/protocol/arrowCodec.ts';
 import type { GemServer } from '../../src/server/server.ts';
 import { SLICE_ABOVE, SLICE_ROWS } from '../../src/vector/envPool.ts';
-import { startServer, WireClient } from './wireClient.ts';
+import { connect, startServer, type WireClient } from './wireClient.ts';
 
 const ID = 'game:GuessTheNumber-v0-easy';
 
 let server: GemServer;
 const clients: WireClient[] = [];
 function client(): WireClient {
-  const c = new WireClient(server.endpoint);
+  const c = connect(server);
   clients.push(c);
   return c;
 }

@@ -13,7 +13,7 @@ import { REQUEST_OPS } from '../../src/server/protocol/version.ts';
 import type { GemServer } from '../../src/server/server.ts';
 import { FIXTURE_DIR } from '../fixtures/wire/generate.ts';
 import { isStrictMsgpack } from './strictMsgpack.ts';
-import { startServer, WireClient } from './wireClient.ts';
+import { connect, startServer } from './wireClient.ts';
 
 const MESSAGES = 3000;
 const ID = 'game:GuessTheNumber-v0-easy';
@@ -147,7 +147,7 @@ describe('fuzz', () => {
   it(`survives ${MESSAGES} random and mutated messages and still answers correctly`, { timeout: 120_000 }, async () => {
     const rng = new Rng(20260521);
     const pool = seeds();
-    const fuzzer = new WireClient(server.endpoint);
+    const fuzzer = connect(server);
     let expected = 0;
     for (let i = 0; i < MESSAGES; i++) {
       const frames = mutate(rng, pool[rng.int(0, pool.length - 1)]);
@@ -172,7 +172,7 @@ describe('fuzz', () => {
     fuzzer.close();
 
     // A fresh client gets correct, deterministic results.
-    const c = new WireClient(server.endpoint);
+    const c = connect(server);
     expect((await c.ok({ op: 'hello' })).header.protocol).toBe(1);
     const h = (await c.ok({ op: 'make', env_ids: ID, num_envs: 2 })).header.handle;
     const a = await c.ok({ op: 'reset', handle: h, seed: 9 });

@@ -4,7 +4,7 @@ import { decodeRows, encodeStepRequest } from '../../src/server/protocol/arrowCo
 import { packHeader } from '../../src/server/protocol/frames.ts';
 import { Table, Utf8, Int64, tableToIPC, vectorFromArray } from 'apache-arrow';
 import type { GemServer } from '../../src/server/server.ts';
-import { startServer, WireClient } from './wireClient.ts';
+import { connect, startServer, type WireClient } from './wireClient.ts';
 
 const ID = 'game:GuessTheNumber-v0-easy';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -12,7 +12,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let server: GemServer;
 const clients: WireClient[] = [];
 function client(routingId?: string): WireClient {
-  const c = new WireClient(server.endpoint, routingId);
+  const c = connect(server, routingId);
   clients.push(c);
   return c;
 }

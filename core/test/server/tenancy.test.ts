@@ -6,20 +6,20 @@
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tableFromArrays, tableToIPC } from 'apache-arrow';
-import type { GemServer, ServerOptions } from '../../src/server/server.ts';
-import { startServer, WireClient } from './wireClient.ts';
+import type { GemServer } from '../../src/server/server.ts';
+import { connect, startServer, type TestServerOptions, type WireClient } from './wireClient.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let server: GemServer | undefined;
 const clients: WireClient[] = [];
 
-async function serve(opts: ServerOptions = {}): Promise<GemServer> {
+async function serve(opts: TestServerOptions = {}): Promise<GemServer> {
   server = await startServer(opts);
   return server;
 }
 function client(): WireClient {
-  const c = new WireClient(server!.endpoint);
+  const c = connect(server!);
   clients.push(c);
   return c;
 }

@@ -1,12 +1,18 @@
 /**
- * A minimal protocol v1 client over a zeromq.js DEALER, for the server tests: raw frames in, replies
- * matched by id out. Server→client `env_call` messages go to `onEnvCall` when one is set.
+ * A minimal protocol v1 client for the server tests: raw frames in, replies matched by id out, over
+ * the in-memory transport (`startServer` + `connect`) or a real zeromq.js DEALER (`startSocketServer`
+ * + `new WireClient(endpoint)`). Server→client `env_call` messages go to `onEnvCall` when one is set.
  */
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Dealer } from 'zeromq';
+import '../../src/envs/index.ts';
+import { defaultRegistry } from '../../src/registry/registry.ts';
 import { GemServer, type ServerOptions } from '../../src/server/server.ts';
+import { InMemoryTransport, type InMemoryPeer } from '../../src/server/inMemoryTransport.ts';
+import { ZmqRouterTransport } from '../../src/server/zmqRouterTransport.ts';
+import { DEFAULT_LIMITS } from '../../src/server/protocol/version.ts';
 import { packHeader, unpackHeader } from '../../src/server/protocol/frames.ts';
 
 export interface Reply {
@@ -16,21 +22,51 @@ export interface Reply {
   raw?: Buffer;
 }
 
+export type TestServerOptions = Partial<ServerOptions>;
+
 export function uniqueIpc(): string {
   return `ipc://${join(tmpdir(), `gem-ts-test-${process.pid}-${randomBytes(4).toString('hex')}.sock`)}`;
 }
 
-export async function startServer(opts: ServerOptions = {}): Promise<GemServer> {
-  const server = new GemServer({ endpoint: uniqueIpc(), ...opts });
+/** The server's in-memory transports, for `connect`. */
+const inMemory = new WeakMap<GemServer, InMemoryTransport>();
+
+/** A started server on the in-memory transport, serving the built-in catalog unless told otherwise. */
+export async function startServer(opts: TestServerOptions = {}): Promise<GemServer> {
+  const transport = new InMemoryTransport();
+  const server = new GemServer({ catalog: defaultRegistry, ...opts, transport });
+  inMemory.set(server, transport);
   await server.start();
   return server;
 }
 
+/** A new client of a server from startServer; `routingId` names it as a DEALER's routing id would. */
+export function connect(server: GemServer, routingId?: string): WireClient {
+  const transport = inMemory.get(server);
+  if (!transport) throw new Error('connect() needs a server from startServer(); use new WireClient(endpoint) for a socket server.');
+  return new WireClient(transport.connect(routingId));
+}
+
+/** A started server on a real zeromq ROUTER at a fresh ipc endpoint. */
+export async function startSocketServer(opts: TestServerOptions & { endpoint?: string } = {}): Promise<GemServer> {
+  const { endpoint, ...rest } = opts;
+  const maxMessageBytes = rest.limits?.max_message_bytes ?? DEFAULT_LIMITS.max_message_bytes;
+  const transport = new ZmqRouterTransport({ endpoint: endpoint ?? uniqueIpc(), maxMessageBytes });
+  const server = new GemServer({ catalog: defaultRegistry, ...rest, transport });
+  await server.start();
+  return server;
+}
+
+/** How a WireClient's frames travel. */
+interface Link {
+  send(frames: (Buffer | Uint8Array)[]): Promise<void>;
+  close(): void;
+}
+
 export class WireClient {
-  readonly sock: Dealer;
+  private readonly link: Link;
   private nextId = 1;
   private readonly waiting = new Map<number | null, ((r: Reply) => void)[]>();
-  private readonly loop: Promise<void>;
   /** zeromq.js allows one pending send per socket: sends go through this chain. */
   private sending: Promise<unknown> = Promise.resolve();
   onEnvCall?: (header: Record<string, any>) => Promise<Record<string, any>> | Record<string, any>;
@@ -39,38 +75,45 @@ export class WireClient {
   /** Header frames that were not msgpack at all (a server bug: every reply must decode). */
   readonly undecodable: Buffer[] = [];
 
-  constructor(endpoint: string, routingId?: string) {
-    this.sock = new Dealer({ linger: 0, ...(routingId ? { routingId } : {}) });
-    this.sock.connect(endpoint);
-    this.loop = this.read();
+  /** A DEALER connected to `endpoint`, or an in-memory peer (see `connect`). */
+  constructor(to: string | InMemoryPeer, routingId?: string) {
+    if (typeof to !== 'string') {
+      to.onMessage = (frames) => this.onFrames(frames);
+      this.link = to;
+      return;
+    }
+    const sock = new Dealer({ linger: 0, ...(routingId ? { routingId } : {}) });
+    sock.connect(to);
+    this.link = { send: (frames) => sock.send(frames), close: () => sock.close() };
+    void (async () => {
+      try {
+        for await (const frames of sock) this.onFrames(frames);
+      } catch {
+        // socket closed
+      }
+    })();
   }
 
-  private async read(): Promise<void> {
+  private onFrames([h, body]: Buffer[]): void {
+    let header: Record<string, any>;
     try {
-      for await (const [h, body] of this.sock) {
-        let header: Record<string, any>;
-        try {
-          header = unpackHeader(h) as Record<string, any>;
-        } catch {
-          this.undecodable.push(h);
-          continue;
-        }
-        if (header.op === 'env_call') {
-          // Answered off the read loop, so a slow env never blocks other replies.
-          void (async () => {
-            const result = this.onEnvCall ? await this.onEnvCall(header) : { ok: false, error: { code: 'NOT_SUPPORTED', message: 'no handler' } };
-            await this.send([packHeader({ v: 1, id: header.id, op: 'env_return', ...result })]);
-          })();
-          continue;
-        }
-        const list = this.waiting.get(header.id ?? null);
-        const reply = { header, body, raw: h };
-        if (list && list.length) list.shift()!(reply);
-        else this.stray.push(reply);
-      }
+      header = unpackHeader(h) as Record<string, any>;
     } catch {
-      // socket closed
+      this.undecodable.push(h);
+      return;
     }
+    if (header.op === 'env_call') {
+      // Answered off the read loop, so a slow env never blocks other replies.
+      void (async () => {
+        const result = this.onEnvCall ? await this.onEnvCall(header) : { ok: false, error: { code: 'NOT_SUPPORTED', message: 'no handler' } };
+        await this.send([packHeader({ v: 1, id: header.id, op: 'env_return', ...result })]);
+      })();
+      return;
+    }
+    const list = this.waiting.get(header.id ?? null);
+    const reply = { header, body, raw: h };
+    if (list && list.length) list.shift()!(reply);
+    else this.stray.push(reply);
   }
 
   /** Sends raw frames; resolves with the next reply carrying `expectId` (null for id-less errors). */
@@ -84,7 +127,7 @@ export class WireClient {
   }
 
   send(frames: (Buffer | Uint8Array)[]): Promise<void> {
-    const next = this.sending.then(() => this.sock.send(frames));
+    const next = this.sending.then(() => this.link.send(frames));
     this.sending = next.catch(() => undefined);
     return next;
   }
@@ -105,6 +148,6 @@ export class WireClient {
   }
 
   close(): void {
-    this.sock.close();
+    this.link.close();
   }
 }

@@ -1,0 +1,35 @@
+/**
+ * What the server needs of a handle's envs, and nothing more: every op that touches an env (step,
+ * reset, sample, attributes, close) is a call that waits its turn in one in-order queue per env, so
+ * requests pipelined on one env run in arrival order whatever their op. The vector layer's EnvPool
+ * is the one implementation; tests may serve anything of this shape.
+ */
+import type { Env } from '../core/env.ts';
+import type { EnvSpec } from '../core/spec.ts';
+import type { AutoresetMode, MakeVecOptions, VectorResetOptions, VectorResetResult, VectorStepResult } from '../vector/types.ts';
+import type { EnvRegistry } from '../registry/registry.ts';
+
+export interface ServedPool {
+  readonly numEnvs: number;
+  readonly envIds: string[];
+  readonly autoresetMode: AutoresetMode;
+  /** Env i's wrapper stack as text. */
+  describe(index: number): string;
+  /** Env i's spec, which never changes once made (read outside the queue for that reason). */
+  envAt(index: number): { readonly spec?: EnvSpec };
+  stepInOrder(actions: string[], indices: number[]): Promise<VectorStepResult>;
+  /** A step whose body is still being decoded: it takes its place in the order now. */
+  stepInOrderWhenDecoded(batch: Promise<{ actions: string[]; indices: number[] }>): Promise<VectorStepResult>;
+  resetInOrder(opts?: VectorResetOptions): Promise<VectorResetResult>;
+  sampleInOrder(indices?: number[]): Promise<{ indices: readonly number[]; actions: string[] }>;
+  /** Runs `run` on those envs (all when absent) in their turn; they stay held until it settles. */
+  withEnvsInOrder<T>(indices: readonly number[] | undefined, run: (envs: Env<any, any>[], indices: readonly number[]) => Promise<T> | T): Promise<T>;
+  /** Closes after the calls already queued. */
+  closeInOrder(): Promise<void>;
+}
+
+/** Builds a handle's envs from the client session's catalog (`registry`). */
+export type PoolFactory = (
+  ids: string | string[],
+  opts: Omit<MakeVecOptions, 'mode' | 'asyncMode'> & { registry: EnvRegistry },
+) => ServedPool | Promise<ServedPool>;
