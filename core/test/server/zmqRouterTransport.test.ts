@@ -1,0 +1,63 @@
+/**
+ * The server over a real zeromq ROUTER, end to end: the socket test the in-memory ones stand on.
+ * Routing ids name sessions, Arrow bodies travel as their own frame, an oversized message gets its
+ * error reply, and closing removes the ipc socket file.
+ */
+import { existsSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { decodeRows, encodeStepRequest } from '../../src/server/protocol/arrowCodec.ts';
+import type { GemServer } from '../../src/server/server.ts';
+import { startSocketServer, uniqueIpc, WireClient } from './wireClient.ts';
+
+const ID = 'game:GuessTheNumber-v0-easy';
+
+let server: GemServer | undefined;
+const clients: WireClient[] = [];
+afterEach(async () => {
+  for (const c of clients.splice(0)) c.close();
+  await server?.close();
+  server = undefined;
+});
+
+function client(routingId?: string): WireClient {
+  const c = new WireClient(server!.endpoint, routingId);
+  clients.push(c);
+  return c;
+}
+
+describe('server on a zeromq ROUTER', () => {
+  it('serves make, reset and an Arrow step; sessions follow routing ids; closing removes the socket file', async () => {
+    const endpoint = uniqueIpc();
+    server = await startSocketServer({ endpoint, limits: { inline_max_rows: 1, max_message_bytes: 64 * 1024 } });
+    expect(server.endpoint).toBe(endpoint);
+    expect(existsSync(endpoint.slice('ipc://'.length))).toBe(true);
+
+    const alice = client('alice');
+    expect((await alice.ok({ op: 'hello' })).header.protocol).toBe(1);
+    const h = (await alice.ok({ op: 'make', env_ids: ID, num_envs: 3 })).header.handle;
+    const reset = await alice.ok({ op: 'reset', handle: h, seed: 2 });
+    expect(decodeRows(reset.body!).indices).toHaveLength(3);
+    const body = encodeStepRequest({ indices: [2, 0], actions: ['\\boxed{1}', 'no box'] });
+    const stepped = decodeRows((await alice.ok({ op: 'step', handle: h }, body)).body!);
+    expect(Array.from(stepped.indices)).toEqual([2, 0]);
+    expect(stepped.terminated[1]).toBe(true);
+
+    // Another routing id is another session: alice's handle is not bob's.
+    const bob = client('bob');
+    expect((await bob.request({ op: 'reset', handle: h })).header.error.code).toBe('UNKNOWN_HANDLE');
+    expect((await bob.ok({ op: 'stats' })).header.server).toMatchObject({ clients: 2, handles: 1 });
+
+    const huge = await alice.request({ op: 'ping' }, Buffer.alloc(70 * 1024));
+    expect(huge.header.error).toMatchObject({ code: 'MESSAGE_TOO_LARGE', data: { limit: 65536 } });
+    expect((await alice.ok({ op: 'ping' })).header.ok).toBe(true);
+
+    await server.close();
+    server = undefined;
+    expect(existsSync(endpoint.slice('ipc://'.length))).toBe(false);
+  });
+
+  it('refuses to start twice', async () => {
+    server = await startSocketServer();
+    await expect(server.start()).rejects.toThrow(/already started/);
+  });
+});
