@@ -15,7 +15,7 @@ A dry run's tiny random model never ends an action within its token budget, so t
 scripted (guesses): the env is stepped through the adapter and GRPO trains on those episodes. It
 fails when the env was never stepped.
 
-Needs: pip install -e core/python -e adapters/kit -e adapters/trl (and vllm for --use-vllm);
+Needs: pip install -e core/python -e adapters/kit -e adapters/trl (and vllm==0.33.0 for --use-vllm: docs/training.md);
 `npm run setup -- --adapter trl` builds that venv in adapters/trl/.venv.
 The gem-ts server starts locally unless GEM_TS_ENDPOINT (or --endpoint) names a running one.
 """
@@ -39,7 +39,7 @@ def parse_args(argv=None):
     p.add_argument("--max-completion-length", type=int, default=1024, help="token budget of a whole episode")
     p.add_argument("--learning-rate", type=float, default=1e-6)
     p.add_argument("--max-steps", type=int, default=-1)
-    p.add_argument("--use-vllm", action="store_true", help="generate with vLLM (colocate mode)")
+    p.add_argument("--use-vllm", action="store_true", help="generate with vLLM (colocate mode); vllm==0.33.0 resolves with trl 1.16.0 (docs/training.md)")
     p.add_argument("--tools", action="store_true", help="use environment_factory (tool calls) instead of rollout_func")
     p.add_argument("--dry-run", action="store_true", help="wire everything on CPU with a tiny model and one GRPO step")
     args = p.parse_args(argv)

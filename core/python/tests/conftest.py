@@ -24,6 +24,38 @@ import gem_ts  # noqa: E402
 from gem_ts import Client, LocalServer  # noqa: E402
 
 
+SERVER_FIXTURES = {"server", "client", "strict_server", "fresh_client"}
+MODULE_TIERS = {
+    "test_ray_": "ray",
+    "test_wheel_": "package",
+    "test_doc_snippets": "docs",
+    "test_dropin_on_gem": "peer",  # runs a user file on GEM itself, in its own venv
+    "test_math_verify_fixture": "peer",  # asks math-verify for 1,279 verdicts
+}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list) -> None:
+    """Tier markers, so `npm run test:quick` can leave out what needs a server, a cluster or a build."""
+    for item in items:
+        module = item.module.__name__ if item.module else ""
+        for prefix, tier in MODULE_TIERS.items():
+            if module.startswith(prefix):
+                item.add_marker(tier)
+        if SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker("server")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # A test that starts a server some other way (gem.make on the default client, a module fixture of
+    # its own) is not quick either: under GEM_TS_TEST_TIER=quick it skips where the server would start.
+    if os.environ.get("GEM_TS_TEST_TIER") == "quick":
+
+        def refuse(self: object, *args: object, **kwargs: object) -> None:
+            pytest.skip("starts a gem-ts server: npm test runs it")
+
+        LocalServer.__init__ = refuse  # type: ignore[method-assign]
+
+
 @pytest.fixture(scope="session")
 def server() -> Iterator[LocalServer]:
     srv = LocalServer(["--idle-timeout-ms", "60000"])
