@@ -115,7 +115,12 @@ export class GemServer {
   async start(): Promise<string> {
     if (this.started) throw new GemError('NOT_SUPPORTED', 'The server is already started.');
     this.started = true;
-    this.boundEndpoint = await this.transport.start((peer, frames) => this.receive(peer, frames));
+    try {
+      this.boundEndpoint = await this.transport.start((peer, frames) => this.receive(peer, frames));
+    } catch (e) {
+      this.started = false; // a bind that failed (a port in use) may be retried
+      throw e;
+    }
     const sweepEvery = Math.max(50, Math.min(1000, Math.floor(this.limits.idle_timeout_ms / 4)));
     this.sweepTimer = setInterval(() => this.sweepIdle(), sweepEvery);
     this.sweepTimer.unref();

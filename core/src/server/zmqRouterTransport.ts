@@ -41,7 +41,12 @@ export class ZmqRouterTransport implements Transport {
       receiveHighWaterMark: 0,
       linger: 0,
     });
-    await socket.bind(endpoint);
+    try {
+      await socket.bind(endpoint);
+    } catch (e) {
+      socket.close();
+      throw e;
+    }
     this.socket = socket;
     this.boundEndpoint = socket.lastEndpoint ?? endpoint;
     this.sendQueue = new SendQueue(socket, (e) => this.log.debug({ err: String(e) }, 'send failed'));

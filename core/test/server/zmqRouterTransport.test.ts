@@ -6,7 +6,9 @@
 import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodeRows, encodeStepRequest } from '../../src/server/protocol/arrowCodec.ts';
-import type { GemServer } from '../../src/server/server.ts';
+import { defaultRegistry } from '../../src/registry/registry.ts';
+import { GemServer } from '../../src/server/server.ts';
+import { ZmqRouterTransport } from '../../src/server/zmqRouterTransport.ts';
 import { startSocketServer, uniqueIpc, WireClient } from './wireClient.ts';
 
 const ID = 'game:GuessTheNumber-v0-easy';
@@ -56,8 +58,15 @@ describe('server on a zeromq ROUTER', () => {
     expect(existsSync(endpoint.slice('ipc://'.length))).toBe(false);
   });
 
-  it('refuses to start twice', async () => {
-    server = await startSocketServer();
+  it('a bind that fails (the port is taken) may be retried; a started server refuses a second start', async () => {
+    server = await startSocketServer({ endpoint: 'tcp://127.0.0.1:0' });
     await expect(server.start()).rejects.toThrow(/already started/);
+    const taken = server.endpoint;
+    const blocked = new GemServer({ catalog: defaultRegistry, transport: new ZmqRouterTransport({ endpoint: taken, maxMessageBytes: 1024 }) });
+    await expect(blocked.start()).rejects.toThrow(/in use/i);
+    await server.close();
+    server = blocked;
+    expect(await blocked.start()).toBe(taken);
+    expect((await client().ok({ op: 'ping' })).header.ok).toBe(true);
   });
 });
