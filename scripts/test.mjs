@@ -44,6 +44,9 @@ if (py) {
   if (run(py, ['-m', 'ruff', 'check', 'core/python', 'adapters']) !== 0) failures.push('ruff');
   const packages = adapterDirs().flatMap((d) => readdirSync(d).filter((f) => f.startsWith('gem_ts_') && !f.includes('.')).map((f) => join(d, f)));
   if (run(py, ['-m', 'mypy', '--config-file', 'mypy.ini', 'core/python/gem_ts', ...packages]) !== 0) failures.push('mypy');
+  console.log('\n━━ Python: import layers (import-linter, core/python/pyproject.toml) ━━');
+  const lintImports = ['-c', 'import sys; from importlinter.cli import lint_imports_command; sys.exit(lint_imports_command())'];
+  if (run(py, [...lintImports, '--config', 'core/python/pyproject.toml']) !== 0) failures.push('import-linter');
 }
 
 for (const dir of quick ? [] : adapterDirs()) {

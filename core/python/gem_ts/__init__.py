@@ -6,9 +6,8 @@ Without ``GEM_TS_ENDPOINT`` the first call starts a local server, stopped when t
 """
 
 from . import multiagent, utils, wrappers
-from .client import Client, connect, default_client, set_default_client
+from .client import Client, connect, default_client, register_dataset, set_default_client
 from .core import TERMINAL_STATE, Env
-from .datasets import register_dataset
 from .env import ServerEnv
 from .errors import *  # noqa: F403  (GemError, its families and one class per error code)
 from .errors import __all__ as _error_names

@@ -185,10 +185,12 @@ def connect(endpoint: Any = None, **kwargs: Any) -> Client:
     server, if it started one, stops at exit). Close it yourself when you are done with it.
     """
     global _default, _default_pid
-    if endpoint is not None and not isinstance(endpoint, str) and hasattr(endpoint, "pick"):
-        from .ray import connect as connect_to_pool  # a gem_ts.ray.EnvServerPool: its node-local server
-
-        return connect_to_pool(endpoint, **kwargs)
+    # An object that knows how to connect to itself (gem_ts.ray.EnvServerPool: its node-local server)
+    # does so; the client layer never imports the Ray layer above it.
+    connect_to_self = getattr(endpoint, "__gem_ts_connect__", None)
+    if connect_to_self is not None and not isinstance(endpoint, str):
+        client: Client = connect_to_self(**kwargs)
+        return client
     client = Client(endpoint, **kwargs)
     with _default_lock:
         _default, _default_pid = client, os.getpid()
@@ -199,3 +201,10 @@ def set_default_client(client: Optional[Client]) -> None:
     global _default, _default_pid
     with _default_lock:
         _default, _default_pid = client, os.getpid() if client else None
+
+
+def register_dataset(name: str, data: Any, *, client: Optional[Client] = None) -> Dict[str, Any]:
+    """Sends ``data`` (a pyarrow Table, HF ``datasets.Dataset``, pandas frame, dict of columns or list
+    of row dicts) to the server under ``name``; returns ``{name, rows, columns}``."""
+    result: Dict[str, Any] = (client or default_client()).run(calls.register_table(name, data))
+    return result

@@ -1,4 +1,6 @@
-"""Pushing a table to the server: ``gem_ts.register_dataset(name, table_or_hf_dataset)``.
+"""Tables as the server takes them: any table-like value as an Arrow table, and GEM's
+``make(id, dataset=<a loaded dataset>)`` as a table to push first. Pure: no client, no I/O
+(``gem_ts.register_dataset`` in client.py does the pushing).
 
 Task envs look a dataset name up among pushed tables before they look at files, so a trainer that
 can load a Hugging Face dataset hands it to a server that cannot.
@@ -8,14 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 import pyarrow as pa
 
 from .protocol import write_stream
-
-if TYPE_CHECKING:
-    from .client import Client
 
 
 def to_arrow_table(data: Any) -> pa.Table:
@@ -42,15 +41,6 @@ def to_arrow_table(data: Any) -> pa.Table:
     if isinstance(data, list):
         return pa.Table.from_pylist(data)
     raise TypeError(f"cannot turn a {type(data).__name__} into an Arrow table")
-
-
-def register_dataset(name: str, data: Any, *, client: Optional["Client"] = None) -> Dict[str, Any]:
-    """Sends ``data`` to the server under ``name``; returns ``{name, rows, columns}``."""
-    from . import calls
-    from .client import default_client
-
-    result: Dict[str, Any] = (client or default_client()).run(calls.register_table(name, data))
-    return result
 
 
 def _is_plain(value: Any) -> bool:

@@ -405,6 +405,10 @@ class EnvServerPool:
 
     # ── clients ───────────────────────────────────────────────────────────────────────────────────
 
+    def __gem_ts_connect__(self, **kwargs: Any) -> Client:
+        """``gem_ts.connect(pool)``: the same as ``gem_ts.ray.connect(pool)``."""
+        return connect(self, **kwargs)
+
     def pick(self, node_id: Optional[str] = None, exclude: Sequence[str] = ()) -> Dict[str, Any]:
         """The server on ``node_id`` (default: this process's node) if alive, else another live one."""
         live = [s for s in self.servers() if s["endpoint"] not in exclude]
