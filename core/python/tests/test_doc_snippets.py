@@ -1,5 +1,9 @@
 """Every code block of README.md and docs/*.md runs, as written, with Sybil.
 
+Blocks that evaluate a model at ``http://localhost:8000/v1`` talk to a scripted OpenAI-compatible
+server this module starts there (it answers every turn with ``\\boxed{5}``), so the commands run
+unchanged; where port 8000 is taken they skip and say so.
+
 Python blocks run in one namespace per page, in order (a later block may use an earlier one's names).
 Shell blocks run with bash from the repository root, the root venv and node_modules/.bin first on
 PATH. TypeScript blocks run with tsx inside core/, where ``@gem-ts/core`` resolves to this checkout.
@@ -10,8 +14,11 @@ plain text or a wire diagram has no language tag and is not code.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import sys
 import tempfile
 from pathlib import Path
@@ -86,7 +93,54 @@ def test_the_pages_have_code_blocks_to_run() -> None:
     assert {t for t in tags if t[1] not in known} == set()
 
 
+MODEL_URL = "http://localhost:8000/v1"
+
+
+class _ScriptedModel(BaseHTTPRequestHandler):
+    """chat.completions as an OpenAI-compatible server answers it; the reply is always ``\\boxed{5}``."""
+
+    requests = 0
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+        body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
+        type(self).requests += 1
+        reply = {
+            "id": f"doc-{self.requests}",
+            "object": "chat.completion",
+            "model": body.get("model", "scripted"),
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": "\\boxed{5}"}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13},
+        }
+        data = json.dumps(reply).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def scripted_model() -> Iterator[type]:
+    try:
+        server = ThreadingHTTPServer(("127.0.0.1", 8000), _ScriptedModel)
+    except OSError as e:
+        pytest.skip(f"port 8000 is taken ({e}): the blocks that evaluate a model there cannot run")
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield _ScriptedModel
+    server.shutdown()
+    server.server_close()
+
+
 @pytest.mark.timeout(BLOCK_TIMEOUT_S + 60)
 @pytest.mark.parametrize("example", EXAMPLES)
-def test_doc_block(example: Example) -> None:
+def test_doc_block(example: Example, request: pytest.FixtureRequest) -> None:
+    if MODEL_URL in str(example.parsed):
+        model = request.getfixturevalue("scripted_model")
+        before = model.requests
+        example.evaluate()
+        assert model.requests > before, "the block never asked the model"
+        return
     example.evaluate()
