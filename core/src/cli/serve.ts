@@ -4,6 +4,8 @@
  * reads it when it starts a local server). Logs are JSON lines on stderr, warnings only by default.
  */
 import { parseArgs } from 'node:util';
+import { DataDirs } from '../data/dataDirs.ts';
+import { isDirectory } from '../data/hfDiskLayout.ts';
 import { chooseAuthToken, type AuthChoice } from '../server/auth.ts';
 import { validateEndpoint } from '../server/endpoint.ts';
 import { LOG_LEVELS, type LogLevel } from '../server/logger.ts';
@@ -25,10 +27,13 @@ const HELP = `usage: gem-ts serve [options]
   --max-dataset-bytes-per-client N   pushed dataset bytes one client holds (default ${DEFAULT_LIMITS.max_dataset_bytes_per_client})
   --max-dataset-bytes-total N pushed dataset bytes of all clients (default ${DEFAULT_LIMITS.max_dataset_bytes_total})
   --memory-headroom-bytes N   refuse makes and pushes that would leave less free memory (default ${DEFAULT_LIMITS.memory_headroom_bytes}; 0 off)
-  --auth-token TOKEN          clients must send TOKEN in hello (also $GEM_TS_AUTH_TOKEN); default: none on
+  --auth-token TOKEN          clients must send TOKEN in hello (better: $GEM_TS_AUTH_TOKEN or --auth-token-file,
+                              which other users cannot read with ps); default: none on
                               ipc and loopback, a generated one (printed once on stderr) on other tcp binds
-  --auth-token-file FILE      read the token from FILE
+  --auth-token-file FILE      read the token from FILE (keep it mode 0600)
   --no-auth                   no token even on a tcp bind other machines reach
+  --data-dir DIR              clients may name table files under DIR as a dataset (repeatable; also
+                              $GEM_TS_DATA_DIR); default: none, clients push their tables
   --exit-with-stdin           stop when stdin closes (the Python client holds it open)
   --no-exit-with-parent       keep serving when the parent process exits (default: stop, so that
                               npx or a shell that dies of SIGTERM takes the server along)
@@ -48,7 +53,7 @@ const LIMIT_FLAGS: Record<string, keyof ServerLimits> = {
 };
 
 export async function run(args: string[]): Promise<number> {
-  let values: Record<string, string | boolean | undefined>;
+  let values: Record<string, string | boolean | string[] | undefined>;
   try {
     ({ values } = parseArgs({
       args,
@@ -60,6 +65,7 @@ export async function run(args: string[]): Promise<number> {
         'auth-token': { type: 'string' },
         'auth-token-file': { type: 'string' },
         'no-auth': { type: 'boolean' },
+        'data-dir': { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
         ...Object.fromEntries(Object.keys(LIMIT_FLAGS).map((k) => [k, { type: 'string' as const }])),
       },
@@ -99,12 +105,20 @@ export async function run(args: string[]): Promise<number> {
     return 2;
   }
 
+  let dataDirs: DataDirs;
+  try {
+    dataDirs = DataDirs.of(operatorDataDirs(values['data-dir'] as string[] | undefined));
+  } catch (e) {
+    console.error(`gem-ts serve: ${(e as Error).message}`);
+    return 2;
+  }
+
   // Loaded only now: the catalog pulls in every env, the transport the native zeromq addon.
   const [{ GemServer }, { ZmqRouterTransport }, { createLogger }, catalog] = await Promise.all([
     import('../server/server.ts'),
     import('../server/zmqRouterTransport.ts'),
     import('../server/logger.ts'),
-    builtinEnvCatalog(),
+    builtinEnvCatalog(dataDirs),
   ]);
   const log = createLogger(level as LogLevel | undefined);
   let auth: AuthChoice;
@@ -138,10 +152,16 @@ export async function run(args: string[]): Promise<number> {
   });
 }
 
-/** The process's registry once every built-in env has registered into it (they do so as they load). */
-async function builtinEnvCatalog(): Promise<EnvRegistry> {
-  const [{ defaultRegistry }] = await Promise.all([import('../registry/registry.ts'), import('../envs/index.ts')]);
-  return defaultRegistry;
+/** `--data-dir` flags, then $GEM_TS_DATA_DIR when it is a directory (the operator set both). */
+function operatorDataDirs(flags: string[] | undefined): string[] {
+  const fromEnv = process.env.GEM_TS_DATA_DIR;
+  return [...(flags ?? []), ...(fromEnv && isDirectory(fromEnv) ? [fromEnv] : [])];
+}
+
+/** A read-only view of the process's registry once every built-in env has registered into it (they do so as they load). */
+async function builtinEnvCatalog(dataDirs: DataDirs): Promise<EnvRegistry> {
+  const [{ defaultRegistry, EnvRegistry }] = await Promise.all([import('../registry/registry.ts'), import('../envs/index.ts')]);
+  return new EnvRegistry({ base: defaultRegistry, readOnly: true, dataDirs, label: defaultRegistry.label });
 }
 
 /** A close that hangs (an env that never settles) must not keep the process: exit anyway. */

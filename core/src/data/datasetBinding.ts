@@ -12,7 +12,8 @@ import { deserialize, serialize } from 'node:v8';
 import { GemError } from '../core/errors.ts';
 import { datasetSourceFor, hubLocation, type DatasetOptions } from './datasetOptions.ts';
 import { datasetContent, type DatasetContent, type DatasetLookup, type DatasetRow } from './datasetRegistry.ts';
-import { registeredNames } from './datasetSource.ts';
+import type { DataDirs } from './dataDirs.ts';
+import { allowedDatasetPath, registeredNames } from './datasetSource.ts';
 import { TASK_DATASETS } from './taskCatalog.ts';
 
 /** The rows, present only in the thread that bound the table (structured clone drops symbol keys). */
@@ -28,8 +29,15 @@ export interface BoundTable {
   [ROWS]?: readonly DatasetRow[];
 }
 
+/**
+ * Only a table bound in this process counts: it carries its rows (this thread) or a SharedArrayBuffer
+ * (a worker's copy), neither of which a client's decoded request can hold, so a client cannot pass
+ * a look-alike naming another tenant's content key.
+ */
 export function isBoundTable(value: unknown): value is BoundTable {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as BoundTable).gem_ts_table === 'string';
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const t = value as BoundTable;
+  return typeof t.gem_ts_table === 'string' && (t[ROWS] !== undefined || t.bytes instanceof SharedArrayBuffer);
 }
 
 /** One serialized copy per content, made the first time a worker env needs it. */
@@ -57,15 +65,18 @@ function bind(content: DatasetContent, origin: string, forWorker: boolean): Boun
 const inlineContents = new WeakMap<object, DatasetContent>();
 
 /**
- * The BoundTable for an env's validated options, or undefined to leave the option as it is (a path,
- * an unknown name, or no table registered under the id's names: the env then reports what it tried).
+ * The BoundTable for an env's validated options, a checked path, or undefined to leave the option as
+ * it is (a path, an unknown name, or no table registered under the id's names: the env then reports
+ * what it tried). With `dataDirs` (a server's registry) a path is allowed only inside those
+ * directories and the env gets its real path; anything else fails here with DATASET_MISSING.
  */
 export function bindDatasetOption(
   envId: string,
   options: Record<string, unknown>,
   datasets: DatasetLookup | undefined,
   cpuBound: boolean,
-): BoundTable | undefined {
+  dataDirs?: DataDirs,
+): BoundTable | string | undefined {
   const option = options.dataset;
   if (Array.isArray(option)) {
     // Inline rows reach in-thread envs as they are; worker envs get them serialized once, not per env.
@@ -77,19 +88,20 @@ export function bindDatasetOption(
     }
     return bind(content, `${option.length} rows given inline`, true);
   }
-  if (!datasets) return undefined;
   if (typeof option === 'string') {
-    const found = datasets.getDataset(option);
-    return found ? bind(found.content, `registered dataset '${option}'`, cpuBound) : undefined;
-  }
-  if (option !== undefined) return undefined;
+    const found = datasets?.getDataset(option);
+    if (found) return bind(found.content, `registered dataset '${option}'`, cpuBound);
+  } else if (option !== undefined) return undefined;
   const entry = TASK_DATASETS.find((e) => e.id === envId);
   const location = entry ? hubLocation(entry, options as DatasetOptions) : undefined;
-  for (const name of registeredNames(envId, location)) {
-    const found = datasets.getDataset(name);
-    if (found) return bind(found.content, `registered dataset '${name}'`, cpuBound);
+  if (option === undefined && datasets) {
+    for (const name of registeredNames(envId, location)) {
+      const found = datasets.getDataset(name);
+      if (found) return bind(found.content, `registered dataset '${name}'`, cpuBound);
+    }
   }
-  return undefined;
+  if (!dataDirs || (option === undefined && !entry)) return undefined;
+  return allowedDatasetPath({ envId, location, dataset: option, split: options.split as string | undefined, dataDirs });
 }
 
 /**

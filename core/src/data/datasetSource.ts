@@ -5,14 +5,17 @@
  *
  * Order: the `dataset` option (rows, a table bound by the registry, a registered name, a file or a
  * `datasets` folder); then a table registered under the env id, `<hub>:<split>` or `<hub>`; then
- * `$GEM_TS_DATA_DIR/<hub>/…`. Registered tables are looked up only in the `datasets` given: envs made
- * through a registry get theirs bound beforehand (datasetBinding.ts), never from a process-wide map.
+ * `$GEM_TS_DATA_DIR/<hub>/…` (never outside it, whatever the hub name says). Registered tables are looked
+ * up only in the `datasets` given: envs made through a registry get theirs bound beforehand
+ * (datasetBinding.ts), never from a process-wide map. A registry that limits files to data directories
+ * (a server's) checks a path before the env sees it: `allowedDatasetPath`.
  */
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { Hints } from '../core/codeHint.ts';
 import { GemError } from '../core/errors.ts';
 import { boundRows, isBoundTable, type BoundTable } from './datasetBinding.ts';
+import { DataDirs } from './dataDirs.ts';
 import type { DatasetLookup, DatasetRow } from './datasetRegistry.ts';
 import { filesInFolder, isDirectory } from './hfDiskLayout.ts';
 import { isTableFile, readTable } from './readTable.ts';
@@ -145,9 +148,28 @@ export function resolveDataset(args: {
   }
   const dataDir = process.env.GEM_TS_DATA_DIR;
   if (dataDir && location) {
-    const found = fromPath(join(dataDir, location.hub), split);
+    const inDir = isDirectory(dataDir) ? DataDirs.of([dataDir]).find(location.hub, split) : undefined;
+    const found = inDir === undefined ? undefined : fromPath(inDir, split);
     if (found) return found;
   }
   const tried = dataDir ? `no registered table and nothing under GEM_TS_DATA_DIR=${dataDir}` : 'no registered table, GEM_TS_DATA_DIR unset';
   throw missing(envId, location, tried, true);
+}
+
+/**
+ * For a registry that limits server-side files to `dataDirs`: the real path the env may read for a
+ * `dataset` path (or, with no option, for `<data dir>/<hub>`), else DATASET_MISSING. Outside, missing
+ * and unreadable give the same error, so a client learns nothing about files it may not read.
+ */
+export function allowedDatasetPath(args: { envId: string; location?: HubLocation; dataset?: string; split?: string; dataDirs: DataDirs }): string {
+  const { envId, location, dataset, dataDirs } = args;
+  const split = args.split ?? location?.split;
+  if (dataset !== undefined) {
+    const found = dataDirs.check(dataset, split);
+    if (found !== undefined) return found;
+    throw missing(envId, location, `'${dataset}' is neither a registered dataset name nor a table under a data directory this server allows (gem-ts serve --data-dir)`, false);
+  }
+  const found = location ? dataDirs.find(location.hub, split) : undefined;
+  if (found !== undefined) return found;
+  throw missing(envId, location, 'no registered table and nothing under the data directories this server allows', true);
 }

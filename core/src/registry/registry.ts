@@ -17,6 +17,7 @@ import { GemError, UnknownEnvError } from '../core/errors.ts';
 import type { Env } from '../core/env.ts';
 import type { EnvRegistration, EnvSpec } from '../core/spec.ts';
 import { bindDatasetOption, unbindForValidation } from '../data/datasetBinding.ts';
+import type { DataDirs } from '../data/dataDirs.ts';
 import { defaultDatasets, type DatasetLookup } from '../data/datasetRegistry.ts';
 import { closestIds, parseEnvId } from './envId.ts';
 import { normaliseKeys, schemaKeys, validateOptions } from './options.ts';
@@ -32,6 +33,8 @@ export interface EnvRegistryOptions {
   base?: EnvRegistry;
   /** Datasets the envs made through this registry see (default: the base's, else none). */
   datasets?: DatasetLookup;
+  /** The only directories whose files a dataset option may name (default: the base's; none set: any file, as for the library). */
+  dataDirs?: DataDirs;
   /** A read-only registry refuses `register` and `unregister` (a view of a catalog). */
   readOnly?: boolean;
   /** For error messages: 'built-in catalog', 'client session', … */
@@ -42,12 +45,14 @@ export class EnvRegistry {
   private readonly own = new Map<string, EnvRegistration<any>>();
   readonly base?: EnvRegistry;
   readonly datasets?: DatasetLookup;
+  readonly dataDirs?: DataDirs;
   readonly readOnly: boolean;
   readonly label: string;
 
   constructor(opts: EnvRegistryOptions = {}) {
     this.base = opts.base;
     this.datasets = opts.datasets ?? opts.base?.datasets;
+    this.dataDirs = opts.dataDirs ?? opts.base?.dataDirs;
     this.readOnly = opts.readOnly ?? false;
     this.label = opts.label ?? 'registry';
   }
@@ -129,7 +134,7 @@ export class EnvRegistry {
     const { reg, spec } = resolved;
     if (table !== undefined) spec.options.dataset = table;
     else if (schemaKeys(reg.schema).includes('dataset')) {
-      const bound = bindDatasetOption(id, spec.options, this.datasets, reg.cpuBound ?? false);
+      const bound = bindDatasetOption(id, spec.options, this.datasets, reg.cpuBound ?? false, this.dataDirs);
       if (bound !== undefined) spec.options.dataset = bound;
     }
     return resolved;

@@ -16,6 +16,7 @@ import { createHash } from 'node:crypto';
 import { GemError } from '../core/errors.ts';
 import type { EnvRegistration } from '../core/spec.ts';
 import { datasetContent, DatasetRegistry, type DatasetContent, type DatasetLookup, type DatasetRow, type RegisteredDataset } from '../data/datasetRegistry.ts';
+import { DataDirs } from '../data/dataDirs.ts';
 import type { EnvRegistry } from '../registry/registry.ts';
 import type { ClientSession } from './clientSession.ts';
 import type { ServerLimits } from './protocol/version.ts';
@@ -53,7 +54,8 @@ export class Tenancy {
     catalog: EnvRegistry,
     private readonly limits: ServerLimits,
   ) {
-    this.sharedEnvs = catalog.overlay({ label: 'shared envs' });
+    // Clients name server-side files only under the operator's data dirs (gem-ts serve --data-dir), none by default.
+    this.sharedEnvs = catalog.overlay({ label: 'shared envs', dataDirs: catalog.dataDirs ?? DataDirs.none() });
     this.catalogDatasets = catalog.datasets ? [catalog.datasets] : [];
   }
 

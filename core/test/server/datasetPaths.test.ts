@@ -2,13 +2,16 @@
  * Every way of giving a task env its data reaches every env family through the server — a table
  * pushed and named by the dataset option, pushed under the env's own id, published under `shared/`,
  * rows inline in the make request, a file path — including code envs, which live in worker threads
- * that never see the server's registries (the rows travel with the env's options).
+ * that never see the server's registries (the rows travel with the env's options). The file path is
+ * under the server's data dir (gem-ts serve --data-dir); serverFiles.test.ts covers paths outside.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tableFromArrays, tableToIPC } from 'apache-arrow';
+import { DataDirs } from '../../src/data/dataDirs.ts';
+import { defaultRegistry } from '../../src/registry/registry.ts';
 import type { GemServer } from '../../src/server/server.ts';
 import { connect, startServer, type WireClient } from './wireClient.ts';
 
@@ -40,7 +43,7 @@ const dir = mkdtempSync(join(tmpdir(), 'gem-paths-'));
 let server: GemServer;
 let c: WireClient;
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ catalog: defaultRegistry.overlay({ dataDirs: DataDirs.of([dir]) }) });
   c = connect(server);
 });
 afterAll(async () => {

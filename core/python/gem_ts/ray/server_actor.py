@@ -49,15 +49,12 @@ class EnvServer:
     # ── the Node process ──────────────────────────────────────────────────────────────────────────
 
     def _start(self, port: int) -> None:
-        # One argument: a token may start with "-" (token_urlsafe does, 1 in 64), and a separate value
-        # that looks like a flag is refused by the CLI (exit code 2, every retry).
-        args = [*self.server_args, f"--auth-token={self.token}"]
         try:
-            srv = LocalServer(args, endpoint=f"tcp://{self.host}:{port}")
+            srv = self._launch(port)
         except ServerUnavailableError:
             if port == 0:
                 raise
-            srv = LocalServer(args, endpoint=f"tcp://{self.host}:0")  # the old port is taken: a new one
+            srv = self._launch(0)  # the old port is taken: a new one
         probe = Client(srv.endpoint, token=self.token, heartbeat=False)
         try:
             boot_id = probe.boot_id
@@ -66,6 +63,10 @@ class EnvServer:
         with self._lock:
             self.server, self.boot_id = srv, boot_id
             self.generation += 1
+
+    def _launch(self, port: int) -> LocalServer:
+        """The Node server on ``port``; the token travels by pipe (``ps`` shows argv to every user)."""
+        return LocalServer(self.server_args, endpoint=f"tcp://{self.host}:{port}", auth_token=self.token)
 
     def _supervise(self) -> None:
         while not self._stop.wait(POLL_S):
