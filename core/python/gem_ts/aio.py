@@ -20,12 +20,12 @@ import os
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
 
 from . import calls, protocol
-from ._contract import SpecReply
+from ._contract import MessageTooLargeError, SpecReply
 from .calls import Plan, ResetOne, Seed, StepOne, StepReturn
 from .errors import GemError, UnknownHandleError
 from .local_server import LocalServer
 from .python_envs import PythonEnvHost, PythonEnvSpec
-from .session import Call, Session, SessionView, reregister
+from .session import Call, Session, SessionView, not_text_error, reregister
 from .transport import AsyncTransport
 
 T = TypeVar("T")
@@ -209,6 +209,34 @@ class AsyncClient(SessionView):
 
 _Item = Tuple[int, Any, "asyncio.Future[Any]"]
 
+#: Bytes a message's own fields take beyond its actions (header, ids, msgpack or Arrow framing), and
+#: each action beyond its text; generous, so a batch that is counted to fit does fit.
+_MESSAGE_OVERHEAD = 1024
+_PER_ACTION = 32
+
+
+def _wire_bytes(kind: str, index: int, payload: Any) -> int:
+    """What one env's step action or reset options add to a message, packed alone, so that a value
+    that cannot be sent fails its own coroutine (naming its env) before it joins a batch."""
+    try:
+        if kind == "step":
+            text: str = payload
+            return (len(text) if text.isascii() else len(text.encode("utf-8"))) + _PER_ACTION
+        return len(protocol.pack({"seed": payload[0], "options": payload[1]})) + _PER_ACTION
+    except UnicodeEncodeError as e:
+        raise not_text_error(kind, "action" if kind == "step" else "reset options", index, e) from None
+    except TypeError as e:
+        raise TypeError(f"{kind}: the options for env {index} cannot be sent: {e}") from None
+
+
+def _too_large(kind: str, index: int, size: int, limit: int) -> MessageTooLargeError:
+    return MessageTooLargeError(
+        "MESSAGE_TOO_LARGE",
+        f"{kind}: the {'action' if kind == 'step' else 'reset options'} for env {index} takes {size} bytes, more than one "
+        f"message may hold on this server ({limit}, max_message_bytes; `gem-ts serve --max-message-bytes N` raises it)",
+        {"index": index, "limit": "max_message_bytes", "value": size, "max": limit},
+    )
+
 
 class _Coalescer:
     """Collects single-env resets/steps of one handle and sends them once per loop tick."""
@@ -216,7 +244,7 @@ class _Coalescer:
     def __init__(self, client: AsyncClient, handle: int):
         self.client = client
         self.handle = handle
-        self.pending: List[Tuple[str, int, Any, "asyncio.Future[Any]"]] = []
+        self.pending: List[Tuple[str, int, Any, "asyncio.Future[Any]", int]] = []
         self.scheduled = False
 
     def add(self, kind: str, index: int, payload: Any) -> "asyncio.Future[Any]":
@@ -229,30 +257,42 @@ class _Coalescer:
                 payload = (calls.seed_arg(payload[0]), payload[1])
                 if isinstance(payload[0], list):
                     raise TypeError(f"reset: one env takes one seed, not {len(payload[0])}")
-        except (TypeError, ValueError) as e:
+            size = _wire_bytes(kind, int(index), payload)
+            limit = self._budget()
+            if size > limit:
+                raise _too_large(kind, int(index), size, limit + _MESSAGE_OVERHEAD)
+        except (TypeError, ValueError, GemError) as e:
             fut.set_exception(e)  # only this coroutine's call was wrong
             return fut
-        self.pending.append((kind, int(index), payload, fut))
+        self.pending.append((kind, int(index), payload, fut, size))
         if not self.scheduled:
             self.scheduled = True
             loop.call_soon(self._flush)
         return fut
 
+    def _budget(self) -> int:
+        """The bytes of actions one message may carry (unbounded before the server said its limit)."""
+        limit = self.client.session.limits.get("max_message_bytes") if self.client.session.limits else None
+        return int(limit) - _MESSAGE_OVERHEAD if isinstance(limit, (int, float)) else 1 << 62
+
     def _flush(self) -> None:
         self.scheduled = False
         items, self.pending = self.pending, []
-        # One batch per kind (and, for resets, seeded or not); an env asked twice in one tick goes into
-        # a later batch (the server runs batches that share an env in the order sent).
-        batches: List[Tuple[Tuple[str, bool], List[_Item]]] = []
-        for kind, index, payload, fut in items:
+        budget = self._budget()
+        # One batch per kind (and, for resets, seeded or not) as long as it fits in one message; an env
+        # asked twice in one tick goes into a later batch (the server runs batches that share an env in
+        # the order sent).
+        batches: List[Tuple[Tuple[str, bool], List[_Item], List[int]]] = []
+        for kind, index, payload, fut, size in items:
             key = (kind, kind == "reset" and payload[0] is not None)
-            for k, batch in batches:
-                if k == key and all(b[0] != index for b in batch):
+            for k, batch, used in batches:
+                if k == key and used[0] + size <= budget and all(b[0] != index for b in batch):
                     batch.append((index, payload, fut))
+                    used[0] += size
                     break
             else:
-                batches.append((key, [(index, payload, fut)]))
-        for (kind, _), batch in batches:
+                batches.append((key, [(index, payload, fut)], [size]))
+        for (kind, _), batch, _used in batches:
             asyncio.ensure_future(self._send(kind, batch))
 
     def _call(self, kind: str, batch: List[_Item]) -> Call[Any]:

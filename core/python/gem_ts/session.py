@@ -23,7 +23,7 @@ import time
 from typing import Any, Callable, Dict, Generic, List, Optional, Sequence, Set, Tuple, TypeVar, Union
 
 from . import protocol
-from ._contract import HelloReply
+from ._contract import HelloReply, InvalidActionBatchError
 from .errors import (
     GemError,
     InvalidRequestError,
@@ -243,10 +243,10 @@ class Session:
     def frame(self, call: Call[Any], now: float) -> Frames:
         rid = call.rid = next(self._ids)
         call.header["id"] = rid
+        packed = _pack(call)  # before it is pending: a request that cannot be packed is never sent
         call.sent_at = now
         self.pending[rid] = call
         self.last_tx = now
-        packed = protocol.pack(call.header)
         return [packed] if call.body is None else [packed, call.body]
 
     def send_deadline(self) -> float:
@@ -440,3 +440,27 @@ def reregister(host: Any) -> Callable[[], List[Call[Any]]]:
         return out
 
     return calls
+
+
+def _pack(call: Call[Any]) -> bytes:
+    """The header packed; a step action that is not valid Unicode text is named by its env index."""
+    try:
+        return protocol.pack(call.header)
+    except UnicodeEncodeError:
+        rows = call.header.get("rows") if call.op == "step" else None
+        for index, action in zip(rows["env_index"], rows["action"]) if isinstance(rows, dict) else ():
+            if isinstance(action, str):
+                try:
+                    action.encode("utf-8")
+                except UnicodeEncodeError as e:
+                    raise not_text_error("step", "action", int(index), e) from None
+        raise
+
+
+def not_text_error(op: str, what: str, index: int, e: UnicodeEncodeError) -> InvalidActionBatchError:
+    """One env's value holds text that UTF-8 cannot carry (a lone surrogate): its own error, naming it."""
+    return InvalidActionBatchError(
+        "INVALID_ACTION_BATCH",
+        f"{op}: the {what} for env {index} cannot be sent: it is not valid Unicode text ({e.reason} at position {e.start})",
+        {"index": index},
+    )
