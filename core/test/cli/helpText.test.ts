@@ -19,7 +19,6 @@ describe('gem-ts <command> --help', () => {
     it(`${cmd}: no control characters`, async () => {
       const text = await helpOf(cmd);
       expect(text.length).toBeGreaterThan(40);
-      // eslint-disable-next-line no-control-regex
       expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f]/);
     });
   }
