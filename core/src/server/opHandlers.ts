@@ -225,10 +225,10 @@ export class OpHandlers {
    * read waits its turn behind the steps and resets already queued on those envs, so it sees them.
    */
   private getAttr(s: ClientSession, r: GetAttrRequest): Promise<OpResult> {
-    return s
-      .getHandle(r.handle)
-      .pool.withEnvsInOrder(r.indices, (envs, indices) => Promise.all(envs.map((env) => getEnvAttr(env, r.name))).then((value) => ({ indices, value })))
-      .then(({ indices, value }) => ({ fields: { env_index: indices, value } }));
+    return s.getHandle(r.handle).pool.withEnvsInOrder(r.indices, async (envs, indices) => {
+      const value = await Promise.all(envs.map((env) => getEnvAttr(env, r.name)));
+      return { fields: { env_index: indices, value } };
+    });
   }
 
   private setAttr(s: ClientSession, r: SetAttrRequest): Promise<OpResult> {
