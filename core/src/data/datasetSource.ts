@@ -14,7 +14,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Hints } from '../core/codeHint.ts';
 import { GemError } from '../core/errors.ts';
-import { boundRows, isBoundTable, type BoundTable } from './datasetBinding.ts';
+import { boundRows, isBoundTable, type BoundTable } from './boundTable.ts';
 import { DataDirs } from './dataDirs.ts';
 import type { DatasetLookup, DatasetRow } from './datasetRegistry.ts';
 import { filesInFolder, isDirectory } from './hfDiskLayout.ts';

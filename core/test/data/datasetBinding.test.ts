@@ -4,7 +4,7 @@
  * once per thread.
  */
 import { describe, expect, it } from 'vitest';
-import { boundRows, isBoundTable } from '../../src/data/datasetBinding.ts';
+import { boundRows, isBoundTable } from '../../src/data/boundTable.ts';
 import { DatasetRegistry } from '../../src/data/datasetRegistry.ts';
 import { defaultRegistry, makeVec } from '../../src/index.ts';
 
