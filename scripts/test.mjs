@@ -26,6 +26,9 @@ const failures = [];
 console.log('\n━━ TypeScript: ESLint (core/eslint.config.js) ━━');
 if (run('npx', ['eslint', 'src', 'test', 'bench'], { cwd: join(root, 'core') }) !== 0) failures.push('eslint');
 
+console.log('\n━━ TypeScript: import layers (dependency-cruiser, core/.dependency-cruiser.cjs) ━━');
+if (run('npx', ['depcruise', '--config', '.dependency-cruiser.cjs', '--output-type', 'err', 'src'], { cwd: join(root, 'core') }) !== 0) failures.push('dependency-cruiser');
+
 console.log('\n━━ TypeScript: tsc --noEmit ━━');
 if (run('npx', ['tsc', '--noEmit', '-p', '.'], { cwd: join(root, 'core') }) !== 0) failures.push('tsc');
 
