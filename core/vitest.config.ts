@@ -5,8 +5,9 @@ import { defineConfig } from 'vitest/config';
  * files that start processes, sockets, sandboxes, a browser or a build — npm test runs them all.
  */
 const FULL_ONLY = [
-  'test/server/*.test.ts', // real ZeroMQ sockets and server processes
-  'test/cli/{package,serve,doctor,eval,play}.test.ts', // npm pack, spawned CLIs, sandbox probes
+  'test/server/{auth,serveCli,zmqRouterTransport}.test.ts', // real ZeroMQ sockets and server processes
+  'test/server/datasetPaths.test.ts', // code envs: worker threads and the sandbox
+  'test/cli/{package,serve,serveDataDir,doctor,eval,play,list}.test.ts', // npm pack, spawned CLIs, servers, sandbox probes
   'test/ui/{browser,bundle,uiCli}.test.ts', // Chromium, a vite build, spawned UI servers
   'test/tools/python/**', // the bubblewrap sandbox
   'test/tools/{mcp,registerToolWrappers}.test.ts', // MCP server processes, sandboxed tools
