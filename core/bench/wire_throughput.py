@@ -127,7 +127,7 @@ def latency(client, count: int = 5000) -> Dict[str, float]:
     """One-env step round trips (inline path), microseconds."""
     import numpy as np
 
-    envs = client.make(ENV_ID, num_envs=1)
+    envs = client.make_handle(ENV_ID, num_envs=1)
     handle = envs["handle"]
     client.reset(handle, seed=0)
     samples = []
@@ -150,7 +150,7 @@ def crossover(client, reps_rows: int = 20000) -> Dict[str, Dict[str, float]]:
 
     out: Dict[str, Dict[str, float]] = {}
     for n in (1, 16, 64, 256, 512, 1024, 2048):
-        info = client.make(ENV_ID, num_envs=n)
+        info = client.make_handle(ENV_ID, num_envs=n)
         h = info["handle"]
         client.reset(h, seed=0)
         idx = list(range(n))
@@ -261,7 +261,7 @@ def memory(client, n: int = 10_000) -> Dict[str, float]:
     """RSS and JS heap of a fresh server, idle and with n live envs (made, reset and stepped once),
     and after closing them."""
     before = client.stats()["server"]
-    info = client.make(ENV_ID, num_envs=n)
+    info = client.make_handle(ENV_ID, num_envs=n)
     client.reset(info["handle"], seed=0)
     client.step(info["handle"], list(range(n)), [POOL[i % 10] for i in range(n)])
     live = client.stats()["server"]

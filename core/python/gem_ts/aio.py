@@ -16,17 +16,19 @@ instead of a blocking socket: one protocol implementation (``session.Session``) 
 from __future__ import annotations
 
 import asyncio
-import os
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, TypeVar, Union
 
 from . import calls, protocol
-from ._contract import MessageTooLargeError, SpecReply
-from .calls import Plan, ResetOne, Seed, StepOne, StepReturn
-from .errors import GemError, UnknownHandleError
+from ._contract import MessageTooLargeError
+from .calls import Plan, ResetOne, StepOne
+from .errors import GemError
 from .local_server import LocalServer
-from .python_envs import PythonEnvHost, PythonEnvSpec
-from .session import Call, Session, SessionView, not_text_error, reregister
+from .ops import Awaiting, AwaitingOps, open_session
+from .ops import goodbye as _goodbye
+from .python_envs import PythonEnvHost
+from .session import Call, Session, not_text_error
 from .transport import AsyncTransport
+from .vector import VectorPlumbing
 
 T = TypeVar("T")
 Ids = Union[str, Sequence[str]]
@@ -34,8 +36,10 @@ Ids = Union[str, Sequence[str]]
 __all__ = ["AsyncClient", "AsyncSubEnv", "AsyncVectorEnv", "connect"]
 
 
-class AsyncClient(SessionView):
-    """One connection used from one event loop. Create it with ``await AsyncClient.create()``."""
+class AsyncClient(AwaitingOps):
+    """One connection used from one event loop. Create it with ``await AsyncClient.create()``.
+
+    Its ops (``ping``, ``reset``, ``step``, …) are ``ops.ClientOps``', shared with ``Client``; awaited here."""
 
     def __init__(self, session: Session, transport: AsyncTransport, local_server: Optional[LocalServer], python_envs: PythonEnvHost):
         self.session = session
@@ -55,28 +59,18 @@ class AsyncClient(SessionView):
         token: Optional[str] = None,
         server_args: Sequence[str] = (),
     ) -> "AsyncClient":
-        endpoint = endpoint or os.environ.get("GEM_TS_ENDPOINT") or None
-        local: Optional[LocalServer] = None
-        if endpoint is None:
-            local = await asyncio.get_running_loop().run_in_executor(None, LocalServer, tuple(server_args))
-            endpoint = local.endpoint
-        python_envs = PythonEnvHost()
-
-        def local_problem() -> Optional[str]:
-            if local is None or local.alive():
-                return None
-            return f"the local gem-ts server exited with code {local.proc.returncode}\n{local.stderr_tail()}"
-
-        session = Session(
-            endpoint,
-            timeout=timeout,
-            liveness_timeout=liveness_timeout,
-            token=token,
-            client_info={"name": "gem_ts.aio"},
-            local_problem=local_problem if local else None,
-            env_call_handler=python_envs.handle,
+        # A local server takes a while to listen: wait for it off the event loop.
+        session, local, python_envs = await asyncio.get_running_loop().run_in_executor(
+            None,
+            lambda: open_session(
+                endpoint,
+                timeout=timeout,
+                liveness_timeout=liveness_timeout,
+                token=token,
+                server_args=server_args,
+                client_info={"name": "gem_ts.aio"},
+            ),
         )
-        session.on_new_boot = reregister(python_envs)
         transport = AsyncTransport(session)
         try:
             await transport.start()
@@ -106,16 +100,7 @@ class AsyncClient(SessionView):
         except Exception as e:
             return None, e
 
-    # ── ops (the same calls as the synchronous Client's) ──────────────────────────────────────────
-
-    async def ping(self) -> float:
-        return await self.run(calls.ping())
-
-    async def list_envs(self, filter: Optional[str] = None, verbose: bool = False) -> List[Any]:
-        return await self.run(calls.list_envs(filter, verbose))
-
-    async def spec(self, env_id: Optional[str] = None, handle: Optional[int] = None) -> SpecReply:
-        return await self.run(calls.spec(env_id, handle))
+    # ── envs ──────────────────────────────────────────────────────────────────────────────────────
 
     async def make_vec(
         self,
@@ -137,34 +122,6 @@ class AsyncClient(SessionView):
         """One env (a handle of one, autoreset disabled), like ``gem_ts.make``."""
         info = await self.drive(calls.make_one(self.session, env_id, kwargs))
         return AsyncVectorEnv(self, info).env(0, owns_handle=True)
-
-    async def reset(self, handle: int, *, seed: Seed = None, options: Any = None, indices: Optional[Sequence[int]] = None) -> protocol.Rows:
-        return await self.run(calls.reset(handle, seed=seed, options=options, indices=indices))
-
-    async def step(self, handle: int, indices: Sequence[int], actions: Sequence[str]) -> protocol.Rows:
-        return await self.run(calls.step(handle, indices, actions, self.session.inline_max_rows))
-
-    async def sample(self, handle: int, indices: Optional[Sequence[int]] = None) -> List[str]:
-        return await self.run(calls.sample(handle, indices))
-
-    async def close_handle(self, handle: int) -> None:
-        if self.session.closed or self.session.is_stale(handle):
-            return  # nothing left to close: the envs went with the server (or the client)
-        try:
-            await self.run(calls.close(handle))
-        except UnknownHandleError:
-            if not self.session.is_stale(handle):
-                raise
-
-    async def stats(self) -> Dict[str, Any]:
-        return await self.run(calls.stats())
-
-    async def register_dataset(self, name: str, data: Any) -> Dict[str, Any]:
-        return await self.run(calls.register_table(name, data))
-
-    async def register(self, env_id: str, entry_point: Any, *, description: Optional[str] = None, **kwargs: Any) -> None:
-        self.python_envs.add(PythonEnvSpec(env_id, entry_point, dict(kwargs), description))
-        await self.run(calls.register_env(env_id, description))
 
     # ── coalescing ────────────────────────────────────────────────────────────────────────────────
 
@@ -191,10 +148,7 @@ class AsyncClient(SessionView):
         if self.session.closed:
             return
         if goodbye:
-            try:
-                await self.run(calls.close(timeout=2.0))
-            except GemError:
-                pass
+            await self.drive(_goodbye(self.session))
         self.session.closed = True
         await self._transport.close()
         if self.local_server is not None:
@@ -339,34 +293,22 @@ def _fail(batch: List[_Item], err: BaseException) -> None:
             fut.set_exception(err)
 
 
-class AsyncVectorEnv:
-    """A vector env for asyncio code: whole-batch ``reset``/``step`` and per-env views (``env(i)``)."""
+class AsyncVectorEnv(VectorPlumbing, Awaiting):
+    """A vector env for asyncio code: whole-batch ``reset``/``step`` (awaited, as are the other
+    ``VectorEnv`` ops) and per-env views (``env(i)``) whose steps coalesce."""
 
-    def __init__(self, client: AsyncClient, info: Dict[str, Any]):
-        self.client = client
-        self.handle = info["handle"]
-        self.num_envs: int = info["num_envs"]
-        self.env_ids: List[str] = list(info["env_ids"])
-        self.autoreset_mode: str = info["autoreset_mode"]
-        self._all = tuple(range(self.num_envs))
-
-    async def reset(self, seed: Seed = None, indices: Optional[Sequence[int]] = None, **kwargs: Any) -> Tuple[List[str], List[Dict[str, Any]]]:
-        options = calls.split_reset_kwargs(kwargs, list(indices) if indices is not None else self._all)
-        rows = await self.client.run(calls.reset(self.handle, seed=seed, options=options, indices=indices))
-        return rows.observations, rows.infos
-
-    async def step(self, actions: Union[Sequence[str], Mapping[int, str]]) -> StepReturn:
-        indices, acts = calls.actions_arg(actions, self.num_envs, self._all)
-        rows = await self.client.run(calls.step(self.handle, indices, acts, self.client.session.inline_max_rows))
-        return rows.observations, rows.rewards, rows.terminated, rows.truncated, rows.infos
+    client: AsyncClient
 
     def env(self, index: int, owns_handle: bool = False) -> "AsyncSubEnv":
         if not 0 <= index < self.num_envs:
             raise IndexError(f"env index {index} out of range for {self.num_envs} envs")
         return AsyncSubEnv(self.client, self.handle, index, self.env_ids[index], owns_handle)
 
-    async def close(self) -> None:
-        await self.client.close_handle(self.handle)
+    async def __aenter__(self) -> "AsyncVectorEnv":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
 
 
 class AsyncSubEnv:

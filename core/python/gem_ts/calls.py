@@ -18,7 +18,7 @@ from . import hub, protocol
 from ._contract import MakeReply, SpecReply
 from .attributes import decode_value
 from .datasets import inline_dataset, to_arrow_table
-from .errors import DatasetMissingError
+from .errors import DatasetMissingError, UnknownHandleError
 from .session import Call, Handle, Header, Session
 from .wrappers.wrapper_factory import resolve_wrappers
 
@@ -131,8 +131,24 @@ def split_reset_kwargs(kwargs: Dict[str, Any], targets: Sequence[int]) -> Union[
 # ── reply decoders ──────────────────────────────────────────────────────────────────────────────
 
 
+def _header(header: Header, body: Optional[bytes]) -> Header:
+    return header
+
+
 def rows(header: Header, body: Optional[bytes]) -> protocol.Rows:
     return protocol.decode_rows(header, body)
+
+
+def reset_pair(header: Header, body: Optional[bytes]) -> Tuple[List[str], List[Dict[str, Any]]]:
+    """A vector reset reply as GEM's ``(observations, infos)``."""
+    b = protocol.decode_rows(header, body)
+    return b.observations, b.infos
+
+
+def step_tuple(header: Header, body: Optional[bytes]) -> StepReturn:
+    """A vector step reply as GEM's ``(observations, rewards, terminated, truncated, infos)``."""
+    b = protocol.decode_rows(header, body)
+    return b.observations, b.rewards, b.terminated, b.truncated, b.infos
 
 
 def warn_past_end(info: Any) -> None:
@@ -295,6 +311,17 @@ def close(handle: Optional[int] = None, timeout: Optional[float] = None) -> Call
     return Call("close", handle=handle, timeout=timeout)
 
 
+def close_handle(session: Session, handle: int) -> Generator[Call[Any], Any, None]:
+    """Closes a handle unless it went with its server (a stale boot) or with the client."""
+    if session.closed or session.is_stale(handle):
+        return
+    try:
+        yield close(handle)
+    except UnknownHandleError:
+        if not session.is_stale(handle):
+            raise
+
+
 def register_dataset(name: str, arrow_stream: bytes) -> Call[Dict[str, Any]]:
     return Call(
         "register_dataset",
@@ -305,16 +332,20 @@ def register_dataset(name: str, arrow_stream: bytes) -> Call[Dict[str, Any]]:
 
 
 def register_table(name: str, data: Any) -> Call[Dict[str, Any]]:
-    return register_dataset(name, protocol.write_stream(to_arrow_table(data)))
+    """``data`` as ``to_arrow_table`` takes it, or an Arrow IPC stream already written (bytes)."""
+    stream = bytes(data) if isinstance(data, (bytes, bytearray, memoryview)) else protocol.write_stream(to_arrow_table(data))
+    return register_dataset(name, stream)
 
 
-def register_env(env_id: str, description: Optional[str] = None, defaults: Optional[Dict[str, Any]] = None) -> Call[Header]:
+def register_env(
+    env_id: str, description: Optional[str] = None, defaults: Optional[Dict[str, Any]] = None, decode: Any = _header
+) -> Call[Any]:
     fields: Header = {"env_id": env_id_arg(env_id, "register")}
     if description:
         fields["description"] = description
     if defaults:
         fields["defaults"] = defaults
-    return Call("register_env", fields)
+    return Call("register_env", fields, decode=decode)
 
 
 def stats() -> Call[Dict[str, Any]]:

@@ -11,22 +11,23 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any, Dict, List, Optional, Sequence, TypeVar, Union
+from typing import Any, Dict, Optional, Sequence, TypeVar, Union
 
-from . import calls, protocol
-from ._contract import MakeReply, SpecReply
-from .calls import Plan, Seed
-from .errors import UnknownHandleError
-from .local_server import LocalServer
-from .python_envs import PythonEnvHost, PythonEnvSpec
-from .session import Call, Session, SessionView, reregister
+from . import calls
+from .calls import Plan
+from .env import make_env
+from .ops import BlockingOps, goodbye, open_session
+from .session import Call
 from .transport import BlockingTransport
+from .vector import make_vector
 
 T = TypeVar("T")
 Ids = Union[str, Sequence[str]]
 
 
-class Client(SessionView):
+class Client(BlockingOps):
+    """Its ops (``ping``, ``reset``, ``step``, …) are ``ops.ClientOps``', shared with ``aio.AsyncClient``."""
+
     def __init__(
         self,
         endpoint: Optional[str] = None,
@@ -37,22 +38,10 @@ class Client(SessionView):
         server_args: Sequence[str] = (),
         heartbeat: bool = True,
     ):
-        endpoint = endpoint or os.environ.get("GEM_TS_ENDPOINT") or None
-        self.local_server: Optional[LocalServer] = None
-        if endpoint is None:
-            self.local_server = LocalServer(server_args)
-            endpoint = self.local_server.endpoint
-        self.endpoint = endpoint
-        self.python_envs = PythonEnvHost()
-        self.session = Session(
-            endpoint,
-            timeout=timeout,
-            liveness_timeout=liveness_timeout,
-            token=token,
-            local_problem=self._local_server_problem if self.local_server else None,
-            env_call_handler=self.python_envs.handle,
+        self.session, self.local_server, self.python_envs = open_session(
+            endpoint, timeout=timeout, liveness_timeout=liveness_timeout, token=token, server_args=server_args
         )
-        self.session.on_new_boot = reregister(self.python_envs)
+        self.endpoint = self.session.endpoint
         self._transport = BlockingTransport(self.session, heartbeat=heartbeat)
         try:
             self._transport.start()
@@ -62,12 +51,6 @@ class Client(SessionView):
             if self.local_server:
                 self.local_server.stop()
             raise
-
-    def _local_server_problem(self) -> Optional[str]:
-        srv = self.local_server
-        if srv is None or srv.alive():
-            return None
-        return f"the local gem-ts server exited with code {srv.proc.returncode}\n{srv.stderr_tail()}"
 
     # ── running calls ─────────────────────────────────────────────────────────────────────────────
 
@@ -79,70 +62,19 @@ class Client(SessionView):
         """Runs a plan of several requests (see ``calls``) to its result."""
         return calls.run_plan(plan, self._transport.run)
 
-    # ── ops ───────────────────────────────────────────────────────────────────────────────────────
+    # ── envs (GEM's make and make_vec, on this client) ────────────────────────────────────────────
 
-    def ping(self) -> float:
-        return self.run(calls.ping())
-
-    def list_envs(self, filter: Optional[str] = None, verbose: bool = False) -> List[Any]:
-        return self.run(calls.list_envs(filter, verbose))
-
-    def spec(self, env_id: Optional[str] = None, handle: Optional[int] = None) -> SpecReply:
-        return self.run(calls.spec(env_id, handle))
-
-    def make(self, env_ids: Ids, **fields: Any) -> MakeReply:
-        """The raw make op (``num_envs``, ``options``, ``wrappers``, …); ``gem_ts.make_vec`` wraps it."""
-        return self.run(calls.make(self.session, env_ids, **fields))
-
-    def reset(
-        self,
-        handle: int,
-        *,
-        seed: Seed = None,
-        options: Union[None, Dict[str, Any], Sequence[Dict[str, Any]]] = None,
-        indices: Optional[Sequence[int]] = None,
-    ) -> protocol.Rows:
-        return self.run(calls.reset(handle, seed=seed, options=options, indices=indices))
-
-    def step(self, handle: int, indices: Sequence[int], actions: Sequence[str]) -> protocol.Rows:
-        return self.run(calls.step(handle, indices, actions, self.session.inline_max_rows))
-
-    def sample(self, handle: int, indices: Optional[Sequence[int]] = None) -> List[str]:
-        return self.run(calls.sample(handle, indices))
-
-    def close_handle(self, handle: int) -> None:
-        if self.session.closed or self.session.is_stale(handle):
-            return  # nothing left to close: the envs went with the server (or the client)
-        try:
-            self.run(calls.close(handle))
-        except UnknownHandleError:
-            if not self.session.is_stale(handle):
-                raise
-
-    def register_dataset(self, name: str, arrow_stream: bytes) -> Dict[str, Any]:
-        return self.run(calls.register_dataset(name, arrow_stream))
-
-    def register_env(self, env_id: str, description: Optional[str] = None, defaults: Optional[Dict[str, Any]] = None) -> None:
-        self.run(calls.register_env(env_id, description, defaults))
-
-    def register(self, env_id: str, entry_point: Any, *, description: Optional[str] = None, **kwargs: Any) -> None:
-        """An env defined in Python, served from this process (see ``gem_ts.register``)."""
-        self.python_envs.add(PythonEnvSpec(env_id, entry_point, dict(kwargs), description))
-        self.run(calls.register_env(env_id, description))
-
-    def stats(self) -> Dict[str, Any]:
-        return self.run(calls.stats())
+    #: ``gem_ts.make(env_id, **kwargs)`` on this client (``make_handle`` is the raw make op).
+    make = make_env
+    #: ``gem_ts.make_vec(env_ids, ...)`` on this client.
+    make_vec = make_vector
 
     # ── lifecycle ─────────────────────────────────────────────────────────────────────────────────
 
     def close(self) -> None:
         """Frees this client's envs, closes the connection and stops a server it started."""
         try:
-            if not self.session.closed and os.getpid() == self.session.pid:
-                try:
-                    self.run(calls.close(timeout=2.0))
-                except Exception:
-                    pass  # best effort: the server frees an idle client's envs anyway
+            self.drive(goodbye(self.session))
             self.session.closed = True
             self._transport.close()
         finally:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import logging
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from . import calls
+from . import calls, gem_aliases
 from .attributes import is_remote_name
 from .calls import ResetOne, StepOne
-from .client import Client
 from .core import Env
+from .ops import BlockingOps
 from .wrappers.wrapper_factory import WrapperFn
 
 _log = logging.getLogger("gem_ts.env")
@@ -38,7 +38,7 @@ class ServerEnv(Env):
 
     def __init__(
         self,
-        client: Client,
+        client: BlockingOps,
         env_id: str,
         options: Optional[Dict[str, Any]] = None,
         wrappers: Sequence[Any] = (),
@@ -114,3 +114,29 @@ class ServerEnv(Env):
         return self._repr
 
     __str__ = __repr__
+
+
+def make_env(client: BlockingOps, env_id: Any, **kwargs: Any) -> ServerEnv:
+    """One env by id; ``kwargs`` are the env's options (GEM's kwargs, e.g. ``max_turns=5``).
+
+    ``env_id`` may also be another env's ``spec`` (a dict with ``id``, ``options``, ``wrappers``): the
+    same env is made again, wrappers included; ``kwargs`` override its options.
+    ``verbose=True`` (GEM's eval envs take it) logs every step of this env (logger ``gem_ts.env``).
+    """
+    if isinstance(env_id, Mapping) and isinstance(env_id.get("id"), str):
+        spec = env_id
+        env = make_env(client, spec["id"], **{**dict(spec.get("options") or {}), **kwargs})
+        names = list(spec.get("wrappers") or [])
+        if not names:
+            return env
+        bag = dict(spec.get("wrapperOptions") or {})  # one merged bag, as make sends it
+        return env.with_wrappers([WrapperFn(n, bag if i == 0 else {}) for i, n in enumerate(names)])
+    calls.env_id_arg(env_id)
+    verbose = bool(kwargs.pop("verbose", False))
+    seed = None
+    alias = gem_aliases.resolve(env_id, kwargs)
+    if alias is not None:
+        env_id, kwargs, seed = alias
+    env = ServerEnv(client, env_id, kwargs, seed=seed)
+    env.verbose = verbose
+    return env

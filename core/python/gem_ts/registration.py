@@ -6,10 +6,9 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Union
 
 from . import calls, gem_aliases
 from .client import Client, default_client
-from .env import ServerEnv
+from .env import ServerEnv, make_env
 from .python_envs import EntryPoint
-from .vector import AsyncVectorEnv, SyncVectorEnv, VectorEnv
-from .wrappers.wrapper_factory import WrapperFn
+from .vector import VectorEnv, make_vector
 
 
 def _client(client: Optional[Client], token: Optional[str]) -> Client:
@@ -17,30 +16,10 @@ def _client(client: Optional[Client], token: Optional[str]) -> Client:
 
 
 def make(env_id: Any, *, client: Optional[Client] = None, token: Optional[str] = None, **kwargs: Any) -> ServerEnv:
-    """One env by id; ``kwargs`` are the env's options (GEM's kwargs, e.g. ``max_turns=5``).
-
-    ``env_id`` may also be another env's ``spec`` (a dict with ``id``, ``options``, ``wrappers``): the
-    same env is made again, wrappers included; ``kwargs`` override its options.
-    ``verbose=True`` (GEM's eval envs take it) logs every step of this env (logger ``gem_ts.env``).
-    """
-    if isinstance(env_id, Mapping) and isinstance(env_id.get("id"), str):
-        spec = env_id
-        options = {**dict(spec.get("options") or {}), **kwargs}
-        env = make(spec["id"], client=client, token=token, **options)
-        names = list(spec.get("wrappers") or [])
-        if not names:
-            return env
-        bag = dict(spec.get("wrapperOptions") or {})  # one merged bag, as make sends it
-        return env.with_wrappers([WrapperFn(n, bag if i == 0 else {}) for i, n in enumerate(names)])
-    calls.env_id_arg(env_id)
-    verbose = bool(kwargs.pop("verbose", False))
-    seed = None
-    alias = gem_aliases.resolve(env_id, kwargs)
-    if alias is not None:
-        env_id, kwargs, seed = alias
-    env = ServerEnv(_client(client, token), env_id, kwargs, seed=seed)
-    env.verbose = verbose
-    return env
+    """``env.make_env`` on ``client`` (the default client when None): GEM's make."""
+    if not (isinstance(env_id, Mapping) and isinstance(env_id.get("id"), str)):
+        calls.env_id_arg(env_id)  # before a default client (and its local server) is started for it
+    return make_env(_client(client, token), env_id, **kwargs)
 
 
 def make_vec(
@@ -50,40 +29,13 @@ def make_vec(
     async_mode: bool = False,
     seed: int = 0,
     *,
-    num_envs: Optional[int] = None,
-    autoreset_mode: Optional[str] = None,
     client: Optional[Client] = None,
     token: Optional[str] = None,
     **kwargs: Any,
 ) -> VectorEnv:
-    """GEM's make_vec: one env per id in ``env_ids`` (heterogeneous allowed), env i seeded seed + i.
-
-    gem-ts extras: ``num_envs`` copies of a single id, ``autoreset_mode`` ('same_step', GEM's
-    default; 'next_step'; 'disabled').
-    """
-    c = _client(client, token)
-    kwargs.pop("verbose", None)  # GEM's eval-env flag; per-step logging is for single envs
-    env_ids, vec_kwargs, kwargs = _resolve_aliases(env_ids, vec_kwargs, kwargs)
-    plan = calls.make_vec(c.session, env_ids, wrappers, vec_kwargs, async_mode, seed, num_envs, autoreset_mode, kwargs)
-    return (AsyncVectorEnv if async_mode else SyncVectorEnv)(c, c.drive(plan))
-
-
-def _resolve_aliases(
-    env_ids: Union[str, Sequence[str]], vec_kwargs: Optional[Sequence[Dict[str, Any]]], kwargs: Dict[str, Any]
-) -> "tuple[Union[str, Sequence[str]], Optional[Sequence[Dict[str, Any]]], Dict[str, Any]]":
-    """Ids registered with GEM's entry-point strings become their gem-ts env and options."""
-    if isinstance(env_ids, str):
-        alias = gem_aliases.resolve(env_ids, kwargs)
-        return (env_ids, vec_kwargs, kwargs) if alias is None else (alias[0], vec_kwargs, alias[1])
-    if not isinstance(env_ids, (list, tuple)) or not any(isinstance(e, str) and e in gem_aliases.ALIASES for e in env_ids):
-        return env_ids, vec_kwargs, kwargs
-    ids, per_env = [], []
-    for i, e in enumerate(env_ids):
-        own = {**kwargs, **dict((vec_kwargs or [{}] * len(env_ids))[i] or {})}
-        alias = gem_aliases.resolve(e, own)
-        ids.append(e if alias is None else alias[0])
-        per_env.append(own if alias is None else alias[1])
-    return ids, per_env, {}
+    """``vector.make_vector`` on ``client`` (the default client when None): GEM's make_vec, and its
+    gem-ts extras ``num_envs`` and ``autoreset_mode``."""
+    return make_vector(_client(client, token), env_ids, wrappers, vec_kwargs, async_mode, seed, **kwargs)
 
 
 def register(

@@ -6,18 +6,70 @@ envs; rewards and flags come back as numpy arrays, observations and infos as lis
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
-from . import calls
+from . import calls, gem_aliases
 from .attributes import checked_indices, is_remote_name, per_env_values
 from .calls import Actions, Seed, StepReturn
-from .client import Client
+from .ops import Blocking, BlockingOps, Steps, owner_op, plan_op
+from .session import Call
 
-__all__ = ["Actions", "AsyncVectorEnv", "StepReturn", "SubEnv", "SyncVectorEnv", "VectorEnv"]
+__all__ = ["Actions", "AsyncVectorEnv", "StepReturn", "SubEnv", "SyncVectorEnv", "VectorEnv", "VectorPlumbing", "make_vector"]
 
 
-class VectorEnv:
-    def __init__(self, client: Client, info: Dict[str, Any]):
+def _reset(
+    vec: "VectorPlumbing", seed: Seed = None, indices: Optional[Sequence[int]] = None, **kwargs: Any
+) -> Call[Tuple[List[str], List[Dict[str, Any]]]]:
+    """GEM's reset: an int seed gives env i seed + i; ``env{i}_kwargs={...}`` are per-env options.
+
+    ``indices`` (a gem-ts extra) resets only those envs and returns their rows in that order.
+    """
+    options = calls.split_reset_kwargs(kwargs, list(indices) if indices is not None else vec._all)
+    pair: Call[Tuple[List[str], List[Dict[str, Any]]]] = calls.reset(
+        vec.handle, seed=seed, options=options, indices=indices, decode=calls.reset_pair
+    )
+    return pair
+
+
+def _step(vec: "VectorPlumbing", actions: Actions) -> Call[StepReturn]:
+    """A list with one action per env, or ``{env_index: action}`` to step only those envs."""
+    indices, acts = calls.actions_arg(actions, vec.num_envs, vec._all)
+    step: Call[StepReturn] = calls.step(vec.handle, indices, acts, vec.client.session.inline_max_rows, calls.step_tuple)
+    return step
+
+
+def _sample(vec: "VectorPlumbing", indices: Optional[Sequence[int]] = None) -> Call[List[str]]:
+    """One random action per env (or per env in ``indices``), drawn by each env."""
+    return calls.sample(vec.handle, indices)
+
+
+def _get_attr(vec: "VectorPlumbing", name: str, indices: Optional[Sequence[int]] = None) -> Call[Tuple[Any, ...]]:
+    """Gymnasium's get_attr: the attribute ``name`` of every env (or of those in ``indices``)."""
+    idx = None if indices is None else checked_indices(indices, vec.num_envs)
+    call: Call[Any] = calls.get_attr(vec.handle, name, idx)
+    values = call.decode
+    call.decode = lambda h, b: tuple(values(h, b))
+    return call
+
+
+def _set_attr(vec: "VectorPlumbing", name: str, values: Any, indices: Optional[Sequence[int]] = None) -> Call[None]:
+    """Gymnasium's set_attr: a list/tuple gives one value per env, any other value goes to all."""
+    idx = list(range(vec.num_envs)) if indices is None else checked_indices(indices, vec.num_envs)
+    each, vals = per_env_values(values, len(idx))
+    return calls.set_attr(vec.handle, name, vals, each=each, indices=None if indices is None else idx)
+
+
+def _close(vec: "VectorPlumbing") -> Steps[None]:
+    if not vec._closed:
+        vec._closed = True
+        yield from calls.close_handle(vec.client.session, vec.handle)
+
+
+class VectorPlumbing:
+    """A served vector env, whichever client it came from: the make reply and the ops on its handle
+    (they block with a ``Client`` and are awaited with an ``aio.AsyncClient``)."""
+
+    def __init__(self, client: Any, info: Dict[str, Any]):
         self.client = client
         self.handle = info["handle"]
         self.num_envs: int = info["num_envs"]
@@ -28,45 +80,16 @@ class VectorEnv:
         self._all = tuple(range(self.num_envs))  # immutable: the wire codec caches its Arrow form
         self._closed = False
 
-    def reset(self, seed: Seed = None, indices: Optional[Sequence[int]] = None, **kwargs: Any) -> Tuple[List[str], List[Dict[str, Any]]]:
-        """GEM's reset: an int seed gives env i seed + i; ``env{i}_kwargs={...}`` are per-env options.
-
-        ``indices`` (a gem-ts extra) resets only those envs and returns their rows in that order.
-        """
-        options = calls.split_reset_kwargs(kwargs, list(indices) if indices is not None else self._all)
-        rows = self.client.run(calls.reset(self.handle, seed=seed, options=options, indices=indices))
-        return rows.observations, rows.infos
-
-    def step(self, actions: Actions) -> StepReturn:
-        indices, acts = calls.actions_arg(actions, self.num_envs, self._all)
-        rows = self.client.run(calls.step(self.handle, indices, acts, self.client.session.inline_max_rows))
-        return rows.observations, rows.rewards, rows.terminated, rows.truncated, rows.infos
-
-    def sample_random_actions(self, indices: Optional[Sequence[int]] = None) -> List[str]:
-        """One random action per env (or per env in ``indices``), drawn by each env."""
-        return self.client.run(calls.sample(self.handle, indices))
-
-    def get_attr(self, name: str, indices: Optional[Sequence[int]] = None) -> Tuple[Any, ...]:
-        """Gymnasium's get_attr: the attribute ``name`` of every env (or of those in ``indices``)."""
-        idx = None if indices is None else checked_indices(indices, self.num_envs)
-        values: List[Any] = self.client.run(calls.get_attr(self.handle, name, idx))
-        return tuple(values)
-
-    def set_attr(self, name: str, values: Any, indices: Optional[Sequence[int]] = None) -> None:
-        """Gymnasium's set_attr: a list/tuple gives one value per env, any other value goes to all."""
-        idx = list(range(self.num_envs)) if indices is None else checked_indices(indices, self.num_envs)
-        each, vals = per_env_values(values, len(idx))
-        self.client.run(calls.set_attr(self.handle, name, vals, each=each, indices=None if indices is None else idx))
-
     @property
-    def envs(self) -> List["SubEnv"]:
-        """GEM's ``vec_env.envs``: sub-env ``i`` for its attributes (``vec_env.envs[0].answer``)."""
-        return [SubEnv(self, i) for i in range(self.num_envs)]
+    def _runner(self) -> Any:
+        return self.client
 
-    def close(self) -> None:
-        if not self._closed:
-            self._closed = True
-            self.client.close_handle(self.handle)
+    reset = owner_op(_reset)
+    step = owner_op(_step)
+    sample_random_actions = owner_op(_sample)
+    get_attr = owner_op(_get_attr)
+    set_attr = owner_op(_set_attr)
+    close = plan_op(_close)
 
     @property
     def closed(self) -> bool:
@@ -75,16 +98,25 @@ class VectorEnv:
     def __len__(self) -> int:
         return self.num_envs
 
+    def __repr__(self) -> str:
+        first = self._repr[0] if self._repr else "?"
+        more = "" if len(set(self._repr)) <= 1 else ", …"
+        return f"{type(self).__name__}({self.num_envs} × {first}{more}, autoreset_mode={self.autoreset_mode})"
+
+
+class VectorEnv(VectorPlumbing, Blocking):
+    client: BlockingOps
+
+    @property
+    def envs(self) -> List["SubEnv"]:
+        """GEM's ``vec_env.envs``: sub-env ``i`` for its attributes (``vec_env.envs[0].answer``)."""
+        return [SubEnv(self, i) for i in range(self.num_envs)]
+
     def __enter__(self) -> "VectorEnv":
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    def __repr__(self) -> str:
-        first = self._repr[0] if self._repr else "?"
-        more = "" if len(set(self._repr)) <= 1 else ", …"
-        return f"{type(self).__name__}({self.num_envs} × {first}{more}, autoreset_mode={self.autoreset_mode})"
 
 
 class SubEnv:
@@ -131,3 +163,44 @@ class SyncVectorEnv(VectorEnv):
 
 class AsyncVectorEnv(VectorEnv):
     """Sub-envs without a fast path (tools, workers) step concurrently on the server (GEM's AsyncVectorEnv)."""
+
+
+def make_vector(
+    client: BlockingOps,
+    env_ids: Union[str, Sequence[str]],
+    wrappers: Optional[Sequence[Any]] = None,
+    vec_kwargs: Optional[Sequence[Dict[str, Any]]] = None,
+    async_mode: bool = False,
+    seed: int = 0,
+    *,
+    num_envs: Optional[int] = None,
+    autoreset_mode: Optional[str] = None,
+    **kwargs: Any,
+) -> VectorEnv:
+    """GEM's make_vec: one env per id in ``env_ids`` (heterogeneous allowed), env i seeded seed + i.
+
+    gem-ts extras: ``num_envs`` copies of a single id, ``autoreset_mode`` ('same_step', GEM's
+    default; 'next_step'; 'disabled').
+    """
+    kwargs.pop("verbose", None)  # GEM's eval-env flag; per-step logging is for single envs
+    env_ids, vec_kwargs, kwargs = _resolve_aliases(env_ids, vec_kwargs, kwargs)
+    plan = calls.make_vec(client.session, env_ids, wrappers, vec_kwargs, async_mode, seed, num_envs, autoreset_mode, kwargs)
+    return (AsyncVectorEnv if async_mode else SyncVectorEnv)(client, client.drive(plan))
+
+
+def _resolve_aliases(
+    env_ids: Union[str, Sequence[str]], vec_kwargs: Optional[Sequence[Dict[str, Any]]], kwargs: Dict[str, Any]
+) -> "tuple[Union[str, Sequence[str]], Optional[Sequence[Dict[str, Any]]], Dict[str, Any]]":
+    """Ids registered with GEM's entry-point strings become their gem-ts env and options."""
+    if isinstance(env_ids, str):
+        alias = gem_aliases.resolve(env_ids, kwargs)
+        return (env_ids, vec_kwargs, kwargs) if alias is None else (alias[0], vec_kwargs, alias[1])
+    if not isinstance(env_ids, (list, tuple)) or not any(isinstance(e, str) and e in gem_aliases.ALIASES for e in env_ids):
+        return env_ids, vec_kwargs, kwargs
+    ids, per_env = [], []
+    for i, e in enumerate(env_ids):
+        own = {**kwargs, **dict((vec_kwargs or [{}] * len(env_ids))[i] or {})}
+        alias = gem_aliases.resolve(e, own)
+        ids.append(e if alias is None else alias[0])
+        per_env.append(own if alias is None else alias[1])
+    return ids, per_env, {}
