@@ -1,6 +1,6 @@
 /**
- * The single-turn dataset env that GEM's math, code and QA envs share: reset shows one problem, the
- * one step grades the answer and returns TERMINAL_STATE with both flags set.
+ * The single-turn dataset env that GEM's math, code and QA envs share (core/singleTurnTask.ts): a
+ * subclass turns a row into its problem (`prepare`), shows it (`prompt`) and grades the answer.
  *
  * Which problem a reset shows (GEM's rules, with a per-instance PRNG instead of global seeding):
  * - `reset({options: {idx}})`: problem `idx` of the dataset, in file order;
@@ -8,21 +8,16 @@
  * - `reset()`: the next problem of a pass over the dataset, shuffled with the env's seed unless the
  *   env is an evaluation set; each new pass reshuffles with seed + pass number.
  */
-import type { Env, Info, ResetOptions, ResetResult, SpawnOptions, StepResult } from '../core/env.ts';
-import { TERMINAL_STATE } from '../core/env.ts';
-import { Hints } from '../core/codeHint.ts';
-import { EnvClosedError, GemError, ResetNeededError } from '../core/errors.ts';
+import type { ResetOptions } from '../core/env.ts';
+import { GemError } from '../core/errors.ts';
 import { Rng } from '../core/rng.ts';
-import type { EnvSpec } from '../core/spec.ts';
+import { SingleTurnTask, readIdxOption, type Picked } from '../core/singleTurnTask.ts';
 import type { DatasetRow } from './datasetRegistry.ts';
 import type { DatasetSource } from './datasetSource.ts';
 import { z } from 'zod';
 import { optionAttributes, type AttributeTable } from '../core/envAttributes.ts';
 
-export interface Graded {
-  reward: number;
-  info: Info;
-}
+export { readIdxOption, type Graded } from '../core/singleTurnTask.ts';
 
 export interface DatasetEnvConfig {
   source: DatasetSource;
@@ -32,35 +27,19 @@ export interface DatasetEnvConfig {
   shuffle: boolean;
 }
 
-interface Pass {
-  number: number;
-  order: number[] | undefined;
-  position: number;
-}
-
-export abstract class DatasetEnv<P> implements Env<string, string> {
-  spec?: EnvSpec;
+export abstract class DatasetEnv<P> extends SingleTurnTask<P> {
   protected rows?: readonly DatasetRow[];
-  /** The problem of the current episode; undefined before the first reset. */
-  protected current?: { index: number; problem: P };
-  private done = true;
-  private closed = false;
-  private pass: Pass = { number: 0, order: undefined, position: 0 };
   private readonly rng: Rng;
+  /** The shuffled order of the current pass (computed when the pass starts). */
+  private order?: { epoch: number; ids: number[] };
 
   constructor(protected readonly config: DatasetEnvConfig) {
+    super();
     this.rng = new Rng(config.seed);
-  }
-
-  get unwrapped(): Env<unknown, unknown> {
-    return this as unknown as Env<unknown, unknown>;
   }
 
   /** Turns a raw row into the env's problem; throws DATASET_INVALID when a needed column is missing. */
   protected abstract prepare(row: DatasetRow, index: number): P;
-  protected abstract prompt(problem: P): string;
-  protected abstract grade(action: string, problem: P): Graded | Promise<Graded>;
-  abstract sampleRandomAction(): string;
   /** A fresh env with the same configuration and data source. */
   protected abstract clone(seed: number): DatasetEnv<P>;
 
@@ -71,13 +50,13 @@ export abstract class DatasetEnv<P> implements Env<string, string> {
   }
 
   private nextSequential(n: number): number {
-    if (this.pass.position >= n) this.pass = { number: this.pass.number + 1, order: undefined, position: 0 };
-    if (this.config.shuffle && this.pass.order === undefined) {
+    const { epoch, position } = this.nextInPass(n);
+    if (!this.config.shuffle) return position;
+    if (this.order?.epoch !== epoch) {
       const ids = Array.from({ length: n }, (_, i) => i);
-      this.pass.order = new Rng(this.config.seed + this.pass.number).shuffle(ids);
+      this.order = { epoch, ids: new Rng(this.config.seed + epoch).shuffle(ids) };
     }
-    const at = this.pass.position++;
-    return this.pass.order ? this.pass.order[at] : at;
+    return this.order.ids[position];
   }
 
   private pickIndex(n: number, opts: ResetOptions): number {
@@ -90,50 +69,25 @@ export abstract class DatasetEnv<P> implements Env<string, string> {
     return this.nextSequential(n);
   }
 
-  async reset(opts: ResetOptions = {}): Promise<ResetResult> {
-    if (this.closed) throw new EnvClosedError('reset');
+  protected async pick(opts: ResetOptions): Promise<Picked<P, number>> {
     const rows = await this.loadRows();
     const index = this.pickIndex(rows.length, opts);
-    const problem = this.prepare(rows[index], index);
-    this.current = { index, problem };
-    this.done = false;
-    return { observation: this.prompt(problem), info: {} };
+    return { index, problem: this.prepare(rows[index], index) };
   }
 
-  async step(action: string): Promise<StepResult> {
-    if (this.closed) throw new EnvClosedError('step');
-    if (this.done || !this.current) throw new ResetNeededError();
-    this.done = true;
-    const { reward, info } = await this.grade(typeof action === 'string' ? action : String(action), this.current.problem);
-    return { observation: TERMINAL_STATE, reward, terminated: true, truncated: true, info };
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
-  }
-
-  /**
-   * GEM's spawn: a copy over the same loaded data. With `sameState` the copy answers the parent's
-   * current problem (group rollouts); otherwise it starts fresh, with `seed` if given.
-   */
-  spawn(opts: SpawnOptions = {}): Env<string, string> {
-    const copy = this.clone(opts.seed ?? this.config.seed);
-    copy.spec = this.spec;
+  protected fork(seed: number | undefined): DatasetEnv<P> {
+    const copy = this.clone(seed ?? this.config.seed);
     copy.rows = this.rows;
-    if (opts.seed === undefined) {
+    if (seed === undefined) {
       copy.rng.setState(this.rng.getState());
-      copy.pass = { ...this.pass };
-    }
-    if (opts.sameState && this.current && !this.done) {
-      copy.current = this.current;
-      copy.done = false;
+      copy.order = this.order;
     }
     return copy;
   }
 
   /** GEM's get_state/set_state: the current problem's index, to rebuild an episode elsewhere. */
   getState(): { index: number } | undefined {
-    return this.current && !this.done ? { index: this.current.index } : undefined;
+    return this.open ? { index: this.open.index } : undefined;
   }
 
   /**
@@ -148,7 +102,7 @@ export abstract class DatasetEnv<P> implements Env<string, string> {
       ...(self.options ? optionAttributes(self as { options: Record<string, unknown> }, false) : {}),
       question,
       first_obs: question,
-      epoch: { schema: z.number(), get: () => this.pass.number },
+      epoch: { schema: z.number(), get: () => this.pass.epoch },
       dataset: { schema: z.unknown(), get: () => this.loadRows() },
     };
   }
@@ -158,32 +112,6 @@ export abstract class DatasetEnv<P> implements Env<string, string> {
     if (!this.current) throw new GemError('RESET_NEEDED', `'${name}' belongs to the current problem: reset() first, then set it.`);
     this.current = { index: this.current.index, problem: change(this.current.problem) };
   }
-
-  toString(): string {
-    return `<${this.spec?.id ?? this.constructor.name}>`;
-  }
-}
-
-/**
- * The `idx` reset option (GEM's `reset(idx=…)`), checked against the number of problems; the only
- * reset option that problem-set envs take.
- */
-export function readIdxOption(opts: ResetOptions, size: number, who: string): number | undefined {
-  const { idx, ...unknown } = opts.options ?? {};
-  const extra = Object.keys(unknown);
-  if (extra.length) {
-    const hints = new Hints();
-    const take = hints.add({ kind: 'reset', options: { idx: { code: 'i' } } });
-    throw new GemError('INVALID_OPTIONS', `Unknown reset option(s) ${extra.map((k) => `'${k}'`).join(', ')}; ${who} take only 'idx': ${take}.`, {
-      options: extra,
-      hints: hints.list,
-    });
-  }
-  if (idx === undefined || idx === null) return undefined;
-  if (typeof idx !== 'number' || !Number.isInteger(idx) || idx < 0 || idx >= size) {
-    throw new GemError('INDEX_OUT_OF_RANGE', `reset option 'idx' must be an integer in [0, ${size - 1}], got ${JSON.stringify(idx)}.`, { idx, size });
-  }
-  return idx;
 }
 
 /** A required text column of a row; numbers are stringified (GEM does the same for answers). */

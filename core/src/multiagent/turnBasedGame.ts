@@ -170,7 +170,7 @@ export abstract class TurnBasedGame<G, O extends TurnBasedOptions = TurnBasedOpt
   /** The complete text `player` would see now (their turn or not). */
   observe(player: string): string {
     this.seatOf(player);
-    if (this.needsReset && !this.state) throw new GemError('RESET_NEEDED', 'Cannot observe before reset().');
+    if (!this.state) throw new GemError('RESET_NEEDED', 'Cannot observe before reset().');
     const s = this.state;
     if (s.over) return `${s.history.length ? `${s.history[s.history.length - 1]}\n` : ''}${this.finalReport()}`;
     return `${this.observationText(player)}\n\n${this.suffixText(player)}`;

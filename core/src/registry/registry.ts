@@ -15,6 +15,7 @@
  */
 import { GemError, UnknownEnvError } from '../core/errors.ts';
 import type { Env } from '../core/env.ts';
+import { enforceOrder } from '../core/orderEnforcing.ts';
 import type { EnvRegistration, EnvSpec } from '../core/spec.ts';
 import { bindDatasetOption, unbindForValidation } from '../data/datasetBinding.ts';
 import type { DataDirs } from '../data/dataDirs.ts';
@@ -142,10 +143,8 @@ export class EnvRegistry {
 
   /** Build an env by id. Unknown ids name the closest ones; bad options name the option and type. */
   make<Obs = string, Act = string>(id: string, options: Record<string, unknown> = {}): Env<Obs, Act> {
-    const { reg, spec, seed } = this.resolveOptions(id, options);
-    const env = reg.create(spec.options, spec, seed);
-    if (!env.spec) (env as { spec?: EnvSpec }).spec = spec;
-    return env as Env<Obs, Act>;
+    const resolved = this.resolveOptions(id, options);
+    return createEnv<Obs, Act>(resolved, resolved.seed);
   }
 
   private validate(id: string, options: Record<string, unknown>): ResolvedOptions {
@@ -169,6 +168,16 @@ export class EnvRegistry {
   private assertWritable(): void {
     if (this.readOnly) throw new GemError('NOT_SUPPORTED', `The ${this.label} is read-only; register into an overlay of it.`);
   }
+}
+
+/**
+ * The env of resolved options, under the lifecycle layer (core/orderEnforcing.ts), as Gymnasium's
+ * make applies OrderEnforcing: every env made by id enforces reset-before-step and close the same way.
+ */
+export function createEnv<Obs = string, Act = string>({ reg, spec }: Pick<ResolvedOptions, 'reg' | 'spec'>, seed?: number): Env<Obs, Act> {
+  const env = reg.create(spec.options, spec, seed);
+  if (!env.spec) (env as { spec?: EnvSpec }).spec = spec;
+  return enforceOrder(env as Env<Obs, Act>);
 }
 
 /** The process's catalog: built-in envs and what in-process TypeScript code registers. */

@@ -10,9 +10,8 @@
 import type { Env } from '../core/env.ts';
 import { takePastEndPolicy } from '../core/pastEnd.ts';
 import { GemError } from '../core/errors.ts';
-import type { EnvSpec } from '../core/spec.ts';
 import { assertDatasetPresent } from '../data/datasetBinding.ts';
-import { defaultRegistry, type ResolvedOptions } from '../registry/registry.ts';
+import { createEnv, defaultRegistry, type ResolvedOptions } from '../registry/registry.ts';
 import { normaliseKeys } from '../registry/options.ts';
 import { parseWrapperNames, prepareWrappers } from '../wrappers/factory.ts';
 import { AsyncVectorEnv } from './asyncVectorEnv.ts';
@@ -104,8 +103,7 @@ function buildEnvs(ids: string | string[], opts: MakeVecOptions): VectorEnvInit 
         assertDatasetPresent(spec.id, spec.options); // the worker would only tell at the first reset
         env = pool.createEnv(spec, s, reg.moduleUrl);
       } else {
-        env = reg.create(spec.options, spec, s);
-        if (!env.spec) (env as { spec?: EnvSpec }).spec = spec;
+        env = createEnv(resolved, s);
       }
       envs.push(wrap(env));
     }

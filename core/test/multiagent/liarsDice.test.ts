@@ -1,14 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { make } from '../../src/index.ts';
+import { make, type Env } from '../../src/index.ts';
 import type { LiarsDice } from '../../src/envs/multi/liarsDice.ts';
 
+/** The game under make's lifecycle layer, for its own methods (observe). */
+const game = (env: Env) => env.unwrapped as unknown as LiarsDice;
+
 /** Each player's own dice, as their private view shows them. */
-function diceOf(env: LiarsDice, player: string): number[] {
-  return /Your dice: ([\d ]+)/.exec(env.observe(player))![1].split(' ').map(Number);
+function diceOf(env: Env, player: string): number[] {
+  return /Your dice: ([\d ]+)/.exec(game(env).observe(player))![1].split(' ').map(Number);
 }
 
 async function opened(seed: number, options: Record<string, unknown> = {}) {
-  const env = make('multi:LiarsDice-v0', options) as unknown as LiarsDice;
+  const env = make('multi:LiarsDice-v0', options);
   const { info } = await env.reset({ seed });
   const first = info.player as string;
   const second = first === 'player_1' ? 'player_2' : 'player_1';
@@ -20,7 +23,7 @@ describe('multi:LiarsDice-v0', () => {
     const { env, first, second } = await opened(3);
     const mine = diceOf(env, first);
     expect(mine).toHaveLength(3);
-    expect(env.observe(first)).not.toMatch(/player_\d's dice/);
+    expect(game(env).observe(first)).not.toMatch(/player_\d's dice/);
     const r = await env.step('\\boxed{1 1}');
     expect(r.info.player).toBe(second);
     expect(r.info.suffix).toContain(`Your dice: ${diceOf(env, second).join(' ')}`);

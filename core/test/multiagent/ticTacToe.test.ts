@@ -98,8 +98,10 @@ describe('multi:TicTacToe-v0', () => {
   });
 
   it('offers GEM-style dict steps and anyone\'s view', async () => {
-    const env = make('multi:TicTacToe-v0') as unknown as TicTacToe;
-    await env.reset({ seed: 0 });
+    const made = make('multi:TicTacToe-v0');
+    await made.reset({ seed: 0 });
+    // Dict steps and views are the game's own methods, under make's lifecycle layer.
+    const env = made.unwrapped as unknown as TicTacToe;
     expect(() => env.stepAgents({ O: '\\boxed{1}' })).toThrow(/Only X may move now/);
     expect(() => env.stepAgents({ X: '\\boxed{1}', O: '\\boxed{2}' })).toThrow(/Only X may move now/);
     expect(() => env.stepAgents({ Z: '\\boxed{1}' })).toThrow(/Unknown player 'Z'/);

@@ -8,14 +8,13 @@
  * GEM ends a turn-limit step that was a format error, a backtrack or a bounce with `truncated` only; we
  * set both flags there too, like every other game, and keep GEM's reward for that step.
  *
- * Pages may come over the network, so this env is async only (no sync twins) and implements `Env`
- * itself rather than extending the synchronous BaseEnv; its episode state is still plain data.
+ * Pages may come over the network, so this env is async only (no sync twins): it extends SeededEnv
+ * (seeded streams, spawn, close) rather than the synchronous BaseEnv; its episode state is plain data.
  */
 import { z } from 'zod';
-import { EnvClosedError, GemError, ResetNeededError } from '../../core/errors.ts';
-import { Rng } from '../../core/rng.ts';
-import type { Env, Info, ResetOptions, ResetResult, SpawnOptions, StepResult } from '../../core/env.ts';
-import type { EnvSpec } from '../../core/spec.ts';
+import { GemError } from '../../core/errors.ts';
+import type { Info, ResetOptions, ResetResult, StepResult } from '../../core/env.ts';
+import { SeededEnv } from '../../core/seededEnv.ts';
 import { registerVariants } from '../../registry/variants.ts';
 import { lastBoxed } from './common.ts';
 import { KiwixBackend } from './wiki/kiwix.ts';
@@ -102,13 +101,7 @@ export function summarise(text: string, [n, unit]: WikiGameOptions['page_summary
   return out.length < text.trim().length ? `${out.trimEnd()}...` : out;
 }
 
-export class WikiGame implements Env<string, string> {
-  spec?: EnvSpec;
-  private rng: Rng;
-  private actionRng: Rng;
-  private state!: State;
-  private needsReset = true;
-  private closed = false;
+export class WikiGame extends SeededEnv<State> {
   private readonly rules: VariantRules;
 
   constructor(
@@ -116,13 +109,12 @@ export class WikiGame implements Env<string, string> {
     seed?: number,
     readonly backend: WikiBackend = createWikiBackend(options),
   ) {
-    this.rng = new Rng(seed);
-    this.actionRng = new Rng(this.rng.nextUint32());
+    super(seed);
     this.rules = VARIANTS[options.variant as WikiVariant];
   }
 
-  get unwrapped(): Env<unknown, unknown> {
-    return this as unknown as Env<unknown, unknown>;
+  protected clone(): WikiGame {
+    return new WikiGame(this.options, undefined, this.backend);
   }
 
   /** Titles the player may name now (the current page's links, or everything remembered). */
@@ -152,17 +144,12 @@ export class WikiGame implements Env<string, string> {
   }
 
   async reset(opts: ResetOptions = {}): Promise<ResetResult> {
-    if (this.closed) throw new EnvClosedError('reset');
-    if (opts.seed !== undefined) {
-      this.rng.seed(opts.seed);
-      this.actionRng.seed(this.rng.nextUint32());
-    }
+    this.reseed(opts.seed);
     this.backend.clearCache?.();
     const start = await this.backend.randomPage(this.rng);
     const target = await this.backend.randomPage(this.rng, start.title);
     const maxTurns = this.options.max_turns;
     this.state = { maxTurns, target, current: start, history: [start], backtracked: false, turn: 0, remembered: [...start.links] };
-    this.needsReset = false;
     const observation =
       `You are playing the Wikipedia Game: starting from one encyclopedia page, reach a target page by ` +
       `following links, within ${maxTurns} turns. The pages you can go to from a page are the ones it ` +
@@ -176,14 +163,6 @@ export class WikiGame implements Env<string, string> {
   }
 
   async step(action: string): Promise<StepResult> {
-    if (this.closed) throw new EnvClosedError('step');
-    if (this.needsReset) throw new ResetNeededError();
-    const result = await this.play(action);
-    if (result.terminated || result.truncated) this.needsReset = true;
-    return result;
-  }
-
-  private async play(action: string): Promise<StepResult> {
     const s = this.state;
     s.turn += 1;
     const guess = lastBoxed(action)?.trim();
@@ -296,30 +275,6 @@ export class WikiGame implements Env<string, string> {
   sampleRandomAction(): string {
     const titles = this.state ? this.validTitles() : [];
     return `\\boxed{${titles.length ? this.actionRng.choice(titles) : PREV_PAGE}}`;
-  }
-
-  spawn(opts: SpawnOptions = {}): WikiGame {
-    const copy = new WikiGame(this.options, undefined, this.backend);
-    copy.spec = this.spec;
-    copy.rng.setState(this.rng.getState());
-    copy.actionRng.setState(this.actionRng.getState());
-    if (opts.seed !== undefined) {
-      copy.rng.seed(opts.seed);
-      copy.actionRng.seed(copy.rng.nextUint32());
-    }
-    if (opts.sameState && !this.needsReset) {
-      copy.state = structuredClone(this.state);
-      copy.needsReset = false;
-    }
-    return copy;
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
-  }
-
-  toString(): string {
-    return `<${this.spec?.id ?? 'WikiGame'}>`;
   }
 }
 

@@ -12,10 +12,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import type { Env, ResetOptions, ResetResult, SpawnOptions, StepResult } from '../../core/env.ts';
-import { TERMINAL_STATE } from '../../core/env.ts';
-import { EnvClosedError, ResetNeededError } from '../../core/errors.ts';
-import { readIdxOption } from '../../data/datasetEnv.ts';
+import type { ResetOptions } from '../../core/env.ts';
+import { ResetNeededError } from '../../core/errors.ts';
+import { SingleTurnTask, readIdxOption, type Graded, type Picked } from '../../core/singleTurnTask.ts';
 import type { EnvSpec } from '../../core/spec.ts';
 import { lastBoxed } from '../../data/graders/lastBoxed.ts';
 import { register } from '../../registry/registry.ts';
@@ -39,91 +38,64 @@ export function reasoningGymTasks(): { version: string; tasks: string[] } {
   return JSON.parse(readFileSync(file, 'utf8'));
 }
 
-export class ReasoningGymEnv implements Env<string, string> {
-  spec?: EnvSpec;
-  private current?: ProblemKey;
-  private done = true;
-  private closed = false;
-  private epoch = 0;
-  private position = 0;
-
+/** The current problem is its question; where it comes from (the generator's key) is its index. */
+export class ReasoningGymEnv extends SingleTurnTask<string, ProblemKey> {
   constructor(
     readonly name: string,
     readonly options: ReasoningGymOptions,
     readonly seed: number = DEFAULT_RG_SEED,
     private readonly worker: ReasoningGymWorker = getReasoningGymWorker(),
-  ) {}
-
-  get unwrapped(): Env<unknown, unknown> {
-    return this as unknown as Env<unknown, unknown>;
+  ) {
+    super();
   }
 
   private key(seed: number, idx: number): ProblemKey {
     return { name: this.name, config: this.options.config, seed, size: this.options.size, idx };
   }
 
-  private pick(opts: ResetOptions): ProblemKey {
+  private keyFor(opts: ResetOptions): ProblemKey {
     const size = this.options.size;
     const idx = readIdxOption(opts, size, 'rg:* envs');
     if (idx !== undefined) return this.key(this.seed, idx);
     if (opts.seed !== undefined) return this.key(opts.seed, 0);
-    if (this.position >= size) {
-      this.epoch++;
-      this.position = 0;
-    }
-    return this.key(this.seed + this.epoch * size, this.position++);
+    const { epoch, position } = this.nextInPass(size);
+    return this.key(this.seed + epoch * size, position);
   }
 
-  async reset(opts: ResetOptions = {}): Promise<ResetResult> {
-    if (this.closed) throw new EnvClosedError('reset');
-    const key = this.pick(opts);
-    const { question } = await this.worker.item(key);
-    this.current = key;
-    this.done = false;
-    return { observation: question, info: {} };
+  protected async pick(opts: ResetOptions): Promise<Picked<string, ProblemKey>> {
+    const index = this.keyFor(opts);
+    const { question } = await this.worker.item(index);
+    return { index, problem: question };
   }
 
-  async step(action: string): Promise<StepResult> {
-    if (this.closed) throw new EnvClosedError('step');
-    if (this.done || !this.current) throw new ResetNeededError();
-    this.done = true;
-    const answer = lastBoxed(typeof action === 'string' ? action : String(action)) ?? null;
-    const { score, scorerError } = await this.worker.score(this.current, answer);
+  protected prompt(question: string): string {
+    return question;
+  }
+
+  protected async grade(action: string, _question: string, key: ProblemKey): Promise<Graded> {
+    const answer = lastBoxed(action) ?? null;
+    const { score, scorerError } = await this.worker.score(key, answer);
     // Scores are in [0, 1]; anything else from a task's scorer is clamped, never passed on as NaN.
     const reward = Number.isFinite(score) ? Math.min(1, Math.max(0, score)) : 0;
-    return { observation: TERMINAL_STATE, reward, terminated: true, truncated: true, info: scorerError ? { scorer_error: scorerError } : {} };
+    return { reward, info: scorerError ? { scorer_error: scorerError } : {} };
   }
 
   /** The reference answer of the current problem (for tests and oracle runs); null for tasks without one. */
   async referenceAnswer(): Promise<string | null> {
     if (!this.current) throw new ResetNeededError('read the answer');
-    return (await this.worker.item(this.current)).answer;
+    return (await this.worker.item(this.current.index)).answer;
   }
 
   sampleRandomAction(): string {
     return '\\boxed{42}';
   }
 
-  spawn(opts: SpawnOptions = {}): Env<string, string> {
-    const copy = new ReasoningGymEnv(this.name, this.options, opts.seed ?? this.seed, this.worker);
-    copy.spec = this.spec;
-    if (opts.seed === undefined) {
-      copy.epoch = this.epoch;
-      copy.position = this.position;
-    }
-    if (opts.sameState && this.current && !this.done) {
-      copy.current = this.current;
-      copy.done = false;
-    }
-    return copy;
+  protected fork(seed: number | undefined): ReasoningGymEnv {
+    return new ReasoningGymEnv(this.name, this.options, seed ?? this.seed, this.worker);
   }
 
   getState(): ProblemKey | undefined {
-    return this.current && !this.done ? { ...this.current } : undefined;
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
+    return this.open ? { ...this.open.index } : undefined;
   }
 
   toString(): string {
