@@ -54,10 +54,15 @@ class Awaiting:
 
 
 class _Bound(Generic[P, T]):
-    def __init__(self, build: Callable[Concatenate[Any, P], Any], plan: bool, doc: Optional[str]):
+    def __init__(self, build: Callable[..., Any], owner: bool, plan: bool, doc: Optional[str]):
         self.build = build
+        self.owner = owner  # build takes the owner first
         self.plan = plan
         self.__doc__ = doc
+        self.name = ""
+
+    def __set_name__(self, owner: Any, name: str) -> None:
+        self.name = name
 
     @overload
     def __get__(self, obj: None, owner: Any) -> "_Bound[P, T]": ...
@@ -71,22 +76,28 @@ class _Bound(Generic[P, T]):
             return self
         build, runner = self.build, obj._runner
         go = runner.drive if self.plan else runner.run
-        return lambda *args, **kwargs: go(build(obj, *args, **kwargs))
+        if self.owner:
+            method = lambda *args, **kwargs: go(build(obj, *args, **kwargs))  # noqa: E731
+        else:
+            method = lambda *args, **kwargs: go(build(*args, **kwargs))  # noqa: E731
+        # Bound once per owner: later look-ups find it in the instance (this is a non-data descriptor).
+        obj.__dict__[self.name] = method
+        return method
 
 
 def op(build: Callable[P, Call[T]]) -> _Bound[P, T]:
     """A method that sends the one request ``build`` makes from its arguments."""
-    return _Bound(lambda _owner, *a, **k: build(*a, **k), False, build.__doc__)
+    return _Bound(build, False, False, build.__doc__)
 
 
 def owner_op(build: Callable[Concatenate[Any, P], Call[T]]) -> _Bound[P, T]:
     """Like ``op``, for a builder that reads its owner (the session's limits, a vector env's handle)."""
-    return _Bound(build, False, build.__doc__)
+    return _Bound(build, True, False, build.__doc__)
 
 
 def plan_op(build: Callable[Concatenate[Any, P], Steps[T]]) -> _Bound[P, T]:
     """A method that drives the plan ``build`` makes from its owner and arguments."""
-    return _Bound(build, True, build.__doc__)
+    return _Bound(build, True, True, build.__doc__)
 
 
 # ── the client ops ──────────────────────────────────────────────────────────────────────────────

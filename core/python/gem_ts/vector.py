@@ -70,7 +70,7 @@ class VectorPlumbing:
     (they block with a ``Client`` and are awaited with an ``aio.AsyncClient``)."""
 
     def __init__(self, client: Any, info: Dict[str, Any]):
-        self.client = client
+        self.client = self._runner = client
         self.handle = info["handle"]
         self.num_envs: int = info["num_envs"]
         self.env_ids: List[str] = list(info["env_ids"])
@@ -79,10 +79,6 @@ class VectorPlumbing:
         self._repr: List[str] = list(info["repr"])
         self._all = tuple(range(self.num_envs))  # immutable: the wire codec caches its Arrow form
         self._closed = False
-
-    @property
-    def _runner(self) -> Any:
-        return self.client
 
     reset = owner_op(_reset)
     step = owner_op(_step)
