@@ -171,7 +171,7 @@ def test_without_the_hub_make_fails_alike_for_every_family_and_speaks_python(cli
 
 
 def test_a_missing_file_the_user_named_is_not_replaced_by_the_hub_data(hub_cache, client, tmp_path):
-    with pytest.raises(gem.DatasetMissingError, match="neither a registered dataset name nor an existing file"):
+    with pytest.raises(gem.DatasetMissingError, match="neither a registered dataset name nor a table under a data directory this server allows"):
         gem.make("math:GSM8K", dataset=str(tmp_path / "nope.parquet"))
 
 
