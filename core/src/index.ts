@@ -14,5 +14,7 @@ export * from './vector/index.ts';
 export * from './tools/index.ts';
 export * from './data/index.ts';
 import './envs/index.ts';
+export * from './envs/builtinCatalog.ts';
+export * from './envs/defaultWrappers.ts';
 export * from './multiagent/index.ts';
 export * from './eval/index.ts';

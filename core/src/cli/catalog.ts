@@ -12,8 +12,7 @@ import { reasoningGymTasks } from '../envs/reasoning/reasoningGymEnv.ts';
 import { parseEnvId } from '../registry/envId.ts';
 import { schemaKeys } from '../registry/options.ts';
 import { getRegistration, listEnvs, resolveOptions } from '../registry/registry.ts';
-import { getWrapperDefinition, listWrappers } from '../wrappers/wrapperRegistry.ts';
-import '../wrappers/factory.ts';
+import { getWrapperDefinition, listWrappers } from '../envs/defaultWrappers.ts';
 import {
   FAMILY_ORDER,
   FAMILY_TEXT,

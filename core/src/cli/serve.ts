@@ -10,7 +10,7 @@ import { chooseAuthToken, type AuthChoice } from '../server/auth.ts';
 import { validateEndpoint } from '../server/endpoint.ts';
 import { LOG_LEVELS, type LogLevel } from '../server/logger.ts';
 import { DEFAULT_LIMITS, type ServerLimits } from '../server/protocol/version.ts';
-import type { EnvRegistry } from '../registry/registry.ts';
+import type { Catalog } from '../envs/builtinCatalog.ts';
 import { untilStopped } from './untilStopped.ts';
 
 const HELP = `usage: gem-ts serve [options]
@@ -118,7 +118,7 @@ export async function run(args: string[]): Promise<number> {
     import('../server/server.ts'),
     import('../server/zmqRouterTransport.ts'),
     import('../server/logger.ts'),
-    builtinEnvCatalog(dataDirs),
+    servedCatalog(dataDirs),
   ]);
   const log = createLogger(level as LogLevel | undefined);
   let auth: AuthChoice;
@@ -134,7 +134,7 @@ export async function run(args: string[]): Promise<number> {
     return 2;
   }
   const transport = new ZmqRouterTransport({ endpoint, maxMessageBytes: limits.max_message_bytes ?? DEFAULT_LIMITS.max_message_bytes, logger: log });
-  const server = new GemServer({ transport, catalog, limits, logger: log, authToken: auth.token });
+  const server = new GemServer({ transport, catalog: catalog.envs, wrappers: catalog.wrappers, limits, logger: log, authToken: auth.token });
   try {
     endpoint = await server.start();
   } catch (e) {
@@ -158,10 +158,11 @@ function operatorDataDirs(flags: string[] | undefined): string[] {
   return [...(flags ?? []), ...(fromEnv && isDirectory(fromEnv) ? [fromEnv] : [])];
 }
 
-/** A read-only view of the process's registry once every built-in env has registered into it (they do so as they load). */
-async function builtinEnvCatalog(dataDirs: DataDirs): Promise<EnvRegistry> {
-  const [{ defaultRegistry, EnvRegistry }] = await Promise.all([import('../registry/registry.ts'), import('../envs/index.ts')]);
-  return new EnvRegistry({ base: defaultRegistry, readOnly: true, dataDirs, label: defaultRegistry.label });
+/** Read-only views of builtinCatalog's envs and wrappers: sessions register into their own overlays. */
+async function servedCatalog(dataDirs: DataDirs): Promise<Catalog> {
+  const [{ builtinCatalog }, { EnvRegistry }] = await Promise.all([import('../envs/builtinCatalog.ts'), import('../registry/registry.ts')]);
+  const { envs, wrappers } = builtinCatalog();
+  return { envs: new EnvRegistry({ base: envs, readOnly: true, dataDirs, label: envs.label }), wrappers: wrappers.readonlyView() };
 }
 
 /** A close that hangs (an env that never settles) must not keep the process: exit anyway. */

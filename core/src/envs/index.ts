@@ -1,6 +1,7 @@
 /**
- * Importing this module registers every built-in env. Each family registers itself in its own
- * index so that families can grow without touching each other.
+ * Importing this module registers every built-in env into the process's registry (the one env side
+ * effect left; wrappers and tool wrappers are defined only by builtinCatalog). Each family registers
+ * itself in its own index so that families can grow without touching each other.
  */
 import './games/index.ts';
 import './math/index.ts';
@@ -11,4 +12,3 @@ import './reasoning/index.ts';
 import './eval/index.ts';
 import './multi/index.ts';
 import './webshop/index.ts';
-import '../tools/registerToolWrappers.ts';

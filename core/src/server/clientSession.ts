@@ -7,6 +7,7 @@
 import { GemError } from '../core/errors.ts';
 import type { DatasetContent, DatasetRegistry } from '../data/datasetRegistry.ts';
 import type { EnvRegistry } from '../registry/registry.ts';
+import type { WrapperCatalog } from '../registry/wrapperCatalog.ts';
 import type { EnvHandle } from './envHandle.ts';
 import type { SessionScope } from './tenancy.ts';
 
@@ -25,6 +26,8 @@ export class ClientSession {
   readonly envs: EnvRegistry;
   /** The datasets this client sees: its own pushes over the shared ones. */
   readonly datasets: DatasetRegistry;
+  /** The wrapper names this client's stacks are built from: an overlay over the server's catalogue. */
+  readonly wrappers: WrapperCatalog;
   readonly pendingCalls = new Map<number, PendingCall>();
   inflight = 0;
   /** Envs of makes still being built, counted against max_envs_per_client. */
@@ -46,6 +49,7 @@ export class ClientSession {
   ) {
     this.envs = scope.envs;
     this.datasets = scope.datasets;
+    this.wrappers = scope.wrappers;
     this.authenticated = opts.authenticated ?? true;
   }
 

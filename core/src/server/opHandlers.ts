@@ -22,7 +22,7 @@ import { rowsToInline } from './protocol/inlineRows.ts';
 import { PROTOCOL_VERSION, type ServerLimits } from './protocol/version.ts';
 import { makePool } from '../vector/makeVec.ts';
 import { SLICE_ABOVE, SLICE_ROWS } from '../vector/envPool.ts';
-import { parseWrapperNames } from '../wrappers/factory.ts';
+import { parseWrapperNames } from '../registry/wrapperStack.ts';
 
 export interface OpResult {
   fields: Record<string, unknown>;
@@ -160,7 +160,7 @@ export class OpHandlers {
     s.pendingEnvs += n;
     let built: ServedPool | Promise<ServedPool>;
     try {
-      built = this.makePool(r.env_ids, { ...opts, registry: s.envs });
+      built = this.makePool(r.env_ids, { ...opts, registry: s.envs, wrapperCatalog: s.wrappers });
     } catch (e) {
       s.pendingEnvs -= n;
       throw e;

@@ -12,7 +12,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { GemError, isGemError } from '../core/errors.ts';
+import { defaultWrappers } from '../envs/defaultWrappers.ts';
 import type { EnvRegistry } from '../registry/registry.ts';
+import type { WrapperCatalog } from '../registry/wrapperCatalog.ts';
 import { tokenMatches, unauthorized } from './auth.ts';
 import { ClientSession } from './clientSession.ts';
 import { availableMemory } from './quotas.ts';
@@ -30,6 +32,8 @@ export interface ServerOptions {
   transport: Transport;
   /** The env catalog every session reads through (the CLI passes the built-in one); never written. */
   catalog: EnvRegistry;
+  /** The wrapper catalogue each session overlays (the CLI passes builtinCatalog's; default: the process's). */
+  wrappers?: WrapperCatalog;
   limits?: Partial<ServerLimits>;
   logger?: Logger;
   /** Builds a handle's envs (default: the vector layer's makePool). */
@@ -94,7 +98,7 @@ export class GemServer {
     this.limits = limits;
     this.log = opts.logger ?? silentLogger();
     this.transport = opts.transport;
-    this.tenancy = new Tenancy(opts.catalog, this.limits);
+    this.tenancy = new Tenancy(opts.catalog, this.limits, opts.wrappers ?? defaultWrappers());
     this.ops = new OpHandlers({
       tenancy: this.tenancy,
       limits: this.limits,

@@ -18,6 +18,7 @@ import type { EnvRegistration } from '../core/spec.ts';
 import { datasetContent, DatasetRegistry, type DatasetContent, type DatasetLookup, type DatasetRow, type RegisteredDataset } from '../data/datasetRegistry.ts';
 import { DataDirs } from '../data/dataDirs.ts';
 import type { EnvRegistry } from '../registry/registry.ts';
+import type { WrapperCatalog } from '../registry/wrapperCatalog.ts';
 import type { ClientSession } from './clientSession.ts';
 import type { ServerLimits } from './protocol/version.ts';
 import { checkHeadroom, limitExceeded } from './quotas.ts';
@@ -29,6 +30,8 @@ const DECODED_PER_BYTE = 3;
 
 export interface SessionScope {
   envs: EnvRegistry;
+  /** The session's wrapper catalogue: an overlay over the server's, freed with the session. */
+  wrappers: WrapperCatalog;
   datasets: DatasetRegistry;
 }
 
@@ -53,6 +56,7 @@ export class Tenancy {
   constructor(
     catalog: EnvRegistry,
     private readonly limits: ServerLimits,
+    private readonly wrappers: WrapperCatalog,
   ) {
     // Clients name server-side files only under the operator's data dirs (gem-ts serve --data-dir), none by default.
     this.sharedEnvs = catalog.overlay({ label: 'shared envs', dataDirs: catalog.dataDirs ?? DataDirs.none() });
@@ -62,7 +66,11 @@ export class Tenancy {
   /** A new session's registries: its own overlay over the shared ones, which read through to the catalog. */
   newScope(): SessionScope {
     const datasets = new DatasetRegistry({ bases: [this.sharedDatasets, ...this.catalogDatasets] });
-    return { datasets, envs: this.sharedEnvs.overlay({ datasets, label: 'client session' }) };
+    return {
+      datasets,
+      envs: this.sharedEnvs.overlay({ datasets, label: 'client session' }),
+      wrappers: this.wrappers.overlay({ label: 'client session' }),
+    };
   }
 
   // ── datasets ──────────────────────────────────────────────────────────────────────────────────

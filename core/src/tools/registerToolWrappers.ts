@@ -11,7 +11,7 @@
 import { z } from 'zod';
 import { GemError } from '../core/errors.ts';
 import type { Env } from '../core/env.ts';
-import { defineWrapper } from '../wrappers/wrapperRegistry.ts';
+import type { WrapperCatalog } from '../registry/wrapperCatalog.ts';
 import { leaseMcpTool } from './mcp/mcpTool.ts';
 import { PythonCodeTool } from './python/pythonCodeTool.ts';
 import { getSharedSandbox } from './python/sandbox.ts';
@@ -67,21 +67,6 @@ const pythonPresets: Array<[string, string, Preset, boolean]> = [
   ],
 ];
 
-for (const [name, description, preset, keepErrorLastLine] of pythonPresets) {
-  defineWrapper({
-    name,
-    kind: 'tool',
-    description,
-    schema: PythonOptions,
-    build: (env, o) => {
-      // Fail when the stack is built, not at the first tool call, if code cannot run safely here.
-      getSharedSandbox();
-      const tool = new PythonCodeTool({ timeout: o.python_timeout ?? 5, memoryMb: o.python_memory_mb, keepErrorLastLine });
-      return wrap(env, name, tool, preset, o);
-    },
-  });
-}
-
 const SearchOptions = z
   .object({
     ...RewardOptions,
@@ -115,16 +100,6 @@ const searchPresets: Array<[string, string, Preset]> = [
   ['search_tool_no_int_reward', 'Search tool, no intermediate rewards.', { toolReward: 0, toolSuccessReward: 0, maxToolUses: 5 }],
 ];
 
-for (const [name, description, preset] of searchPresets) {
-  defineWrapper({
-    name,
-    kind: 'tool',
-    description,
-    schema: SearchOptions,
-    build: (env, o) => wrap(env, name, new SearchTool(resolveSearchBackend(o), { topk: o.search_topk ?? 3 }), preset, o),
-  });
-}
-
 const McpOptions = z
   .object({
     ...RewardOptions,
@@ -135,11 +110,39 @@ const McpOptions = z
   })
   .strict();
 
-defineWrapper({
-  name: 'mcp_tool',
-  kind: 'tool',
-  description: 'The tools of MCP servers (mcp_config), no intermediate rewards.',
-  schema: McpOptions,
-  build: (env, o) =>
-    wrap(env, 'mcp_tool', leaseMcpTool(o.mcp_config, { executionTimeout: o.mcp_timeout }), { toolReward: 0, toolSuccessReward: 0, maxToolUses: 10 }, o),
-});
+/** Defines the tool wrappers in `catalog` (builtinCatalog calls it; nothing defines them on import). */
+export function registerToolWrappers(catalog: WrapperCatalog): void {
+  for (const [name, description, preset, keepErrorLastLine] of pythonPresets) {
+    catalog.define({
+      name,
+      kind: 'tool',
+      description,
+      schema: PythonOptions,
+      build: (env, o) => {
+        // Fail when the stack is built, not at the first tool call, if code cannot run safely here.
+        getSharedSandbox();
+        const tool = new PythonCodeTool({ timeout: o.python_timeout ?? 5, memoryMb: o.python_memory_mb, keepErrorLastLine });
+        return wrap(env, name, tool, preset, o);
+      },
+    });
+  }
+
+  for (const [name, description, preset] of searchPresets) {
+    catalog.define({
+      name,
+      kind: 'tool',
+      description,
+      schema: SearchOptions,
+      build: (env, o) => wrap(env, name, new SearchTool(resolveSearchBackend(o), { topk: o.search_topk ?? 3 }), preset, o),
+    });
+  }
+
+  catalog.define({
+    name: 'mcp_tool',
+    kind: 'tool',
+    description: 'The tools of MCP servers (mcp_config), no intermediate rewards.',
+    schema: McpOptions,
+    build: (env, o) =>
+      wrap(env, 'mcp_tool', leaseMcpTool(o.mcp_config, { executionTimeout: o.mcp_timeout }), { toolReward: 0, toolSuccessReward: 0, maxToolUses: 10 }, o),
+  });
+}

@@ -13,7 +13,8 @@ import { GemError } from '../core/errors.ts';
 import { assertDatasetPresent } from '../data/datasetBinding.ts';
 import { createEnv, defaultRegistry, type ResolvedOptions } from '../registry/registry.ts';
 import { normaliseKeys } from '../registry/options.ts';
-import { parseWrapperNames, prepareWrappers } from '../wrappers/factory.ts';
+import { parseWrapperNames } from '../registry/wrapperStack.ts';
+import { defaultWrappers } from '../envs/defaultWrappers.ts';
 import { AsyncVectorEnv } from './asyncVectorEnv.ts';
 import { EnvPool } from './envPool.ts';
 import { SyncVectorEnv } from './syncVectorEnv.ts';
@@ -62,7 +63,7 @@ function buildEnvs(ids: string | string[], opts: MakeVecOptions): VectorEnvInit 
   const seed = opts.seed ?? 0;
   if (typeof seed !== 'number' || !Number.isFinite(seed)) fail(`seed must be a finite number, got ${seed}`);
   const wrapperNames = parseWrapperNames(opts.wrappers);
-  const wrap = prepareWrappers(wrapperNames, opts.wrapperOptions);
+  const wrap = (opts.wrapperCatalog ?? defaultWrappers()).prepare(wrapperNames, opts.wrapperOptions);
   const shared = normaliseKeys(opts.options ?? {});
   const pastEnd = takePastEndPolicy(shared); // a vector-layer option, not the env's
 

@@ -4,6 +4,7 @@
  */
 import type { Info } from '../core/env.ts';
 import type { EnvRegistry } from '../registry/registry.ts';
+import type { WrapperCatalog } from '../registry/wrapperCatalog.ts';
 
 /**
  * GEM's default is same_step: the env resets inside the step that ended it; that row carries the
@@ -112,4 +113,6 @@ export interface MakeVecOptions {
   workers?: number;
   /** Where env ids are resolved (a server passes the client session's registry; default: the process's). */
   registry?: EnvRegistry;
+  /** Where wrapper names are resolved (a server passes the client session's catalogue; default: the process's). */
+  wrapperCatalog?: WrapperCatalog;
 }

@@ -4,7 +4,7 @@ import { EpisodeTracking } from './episodeTracking.ts';
 import { HistoryObservation, type HistoryMode } from './historyObservation.ts';
 import { resolveChatTemplate } from './chatTemplate.ts';
 import { TimeLimit } from './timeLimit.ts';
-import { defineWrapper } from './wrapperRegistry.ts';
+import type { WrapperCatalog } from '../registry/wrapperCatalog.ts';
 
 const HistoryOptions = z
   .object({
@@ -26,42 +26,45 @@ const HISTORY: Record<HistoryMode, string> = {
   concat_chat_on_reset: 'Like concat_with_action, with the first observation rendered as a chat prompt.',
 };
 
-for (const mode of ['concat', 'concat_with_action'] as const) {
-  defineWrapper({
-    name: mode,
-    kind: 'observation',
-    description: HISTORY[mode],
-    schema: HistoryOptions,
-    build: (env, o) => new HistoryObservation(env, { mode, maxHistoryLength: o.max_history_length }),
+/** Defines the built-in wrappers in `catalog` (builtinCatalog calls it; nothing defines them on import). */
+export function registerBuiltinWrappers(catalog: WrapperCatalog): void {
+  for (const mode of ['concat', 'concat_with_action'] as const) {
+    catalog.define({
+      name: mode,
+      kind: 'observation',
+      description: HISTORY[mode],
+      schema: HistoryOptions,
+      build: (env, o) => new HistoryObservation(env, { mode, maxHistoryLength: o.max_history_length }),
+    });
+  }
+
+  for (const mode of ['concat_chat', 'concat_chat_on_reset'] as const) {
+    catalog.define({
+      name: mode,
+      kind: 'observation',
+      description: HISTORY[mode],
+      schema: ChatOptions,
+      build: (env, o) =>
+        new HistoryObservation(env, {
+          mode,
+          maxHistoryLength: o.max_history_length,
+          chatTemplate: resolveChatTemplate(o.chat_template, o.chat_template_vars),
+        }),
+    });
+  }
+
+  catalog.define({
+    name: 'episode_tracking',
+    kind: 'tracking',
+    description: 'Add step_counter and cumulative_rewards to infos, and the previous episode’s totals on reset.',
+    build: (env) => new EpisodeTracking(env),
+  });
+
+  catalog.define({
+    name: 'time_limit',
+    kind: 'limit',
+    description: 'Truncate episodes after max_episode_steps steps.',
+    schema: z.object({ max_episode_steps: z.number().int().positive() }).strict(),
+    build: (env, o) => new TimeLimit(env, o.max_episode_steps),
   });
 }
-
-for (const mode of ['concat_chat', 'concat_chat_on_reset'] as const) {
-  defineWrapper({
-    name: mode,
-    kind: 'observation',
-    description: HISTORY[mode],
-    schema: ChatOptions,
-    build: (env, o) =>
-      new HistoryObservation(env, {
-        mode,
-        maxHistoryLength: o.max_history_length,
-        chatTemplate: resolveChatTemplate(o.chat_template, o.chat_template_vars),
-      }),
-  });
-}
-
-defineWrapper({
-  name: 'episode_tracking',
-  kind: 'tracking',
-  description: 'Add step_counter and cumulative_rewards to infos, and the previous episode’s totals on reset.',
-  build: (env) => new EpisodeTracking(env),
-});
-
-defineWrapper({
-  name: 'time_limit',
-  kind: 'limit',
-  description: 'Truncate episodes after max_episode_steps steps.',
-  schema: z.object({ max_episode_steps: z.number().int().positive() }).strict(),
-  build: (env, o) => new TimeLimit(env, o.max_episode_steps),
-});

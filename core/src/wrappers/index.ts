@@ -1,6 +1,7 @@
-/** Public surface of the wrappers: the factory, the named wrappers' classes, chat templates. */
-export * from './factory.ts';
-export { getWrapperDefinition, SINGLE_WRAPPER_KINDS } from './wrapperRegistry.ts';
+/** Public surface of the wrappers: the catalogue and stack builder, the named wrappers' classes, chat templates. */
+export * from '../registry/wrapperKinds.ts';
+export * from '../registry/wrapperCatalog.ts';
+export { parseWrapperNames, type PreparedWrappers, type WrapperNames, type WrapperOptions } from '../registry/wrapperStack.ts';
 export * from './hookWrapper.ts';
 export * from './historyObservation.ts';
 export * from './episodeTracking.ts';

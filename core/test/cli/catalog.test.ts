@@ -7,7 +7,7 @@ import { renderCatalog, summariseOptions } from '../../src/cli/catalog.ts';
 import { BaseEnv } from '../../src/core/baseEnv.ts';
 import type { StepResult } from '../../src/core/env.ts';
 import { listEnvs, register, unregister } from '../../src/registry/registry.ts';
-import { listWrappers } from '../../src/wrappers/factory.ts';
+import { listWrappers } from '../../src/envs/defaultWrappers.ts';
 
 class Idle extends BaseEnv<null> {
   protected clone() {

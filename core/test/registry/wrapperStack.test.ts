@@ -1,9 +1,11 @@
-/** applyWrappers: GEM's names build GEM's stacks, in a checked order, with validated options. */
+/** Wrapper stacks from a catalogue: GEM's names build GEM's stacks, in a checked order, with validated options. */
 import { describe, expect, it } from 'vitest';
 import { checkEnv } from '../../src/core/checkEnv.ts';
 import type { Env } from '../../src/core/env.ts';
 import { make } from '../../src/registry/registry.ts';
-import { applyWrappers, defineWrapper, isReordered, listWrappers, parseWrapperNames } from '../../src/wrappers/factory.ts';
+import { builtinWrappers } from '../../src/envs/builtinCatalog.ts';
+import type { WrapperDefinition } from '../../src/registry/wrapperKinds.ts';
+import { parseWrapperNames, type WrapperNames, type WrapperOptions } from '../../src/registry/wrapperStack.ts';
 import { EpisodeTracking } from '../../src/wrappers/episodeTracking.ts';
 import { HookWrapper } from '../../src/wrappers/hookWrapper.ts';
 import type { ResetResult, StepResult } from '../../src/core/env.ts';
@@ -11,6 +13,13 @@ import '../../src/envs/index.ts';
 import { AsyncOnly, CountingEnv } from '../helpers/countingEnv.ts';
 
 const game = () => make('game:GuessTheNumber-v0-easy', { seed: 1 });
+
+// This file's own catalogue: what it defines stays here.
+const catalog = builtinWrappers();
+const applyWrappers = (env: Env<any, any>, names: WrapperNames, options?: WrapperOptions) => catalog.apply(env, names, options);
+const isReordered = (names: string[]) => catalog.isReordered(names);
+const listWrappers = () => catalog.names();
+const defineWrapper = (def: WrapperDefinition<any>) => catalog.define(def);
 
 describe('applyWrappers', () => {
   it('builds the stack innermost first and prints it by GEM names', () => {
@@ -116,7 +125,7 @@ describe('defineWrapper', () => {
 describe('env.spec and makeFromSpec', () => {
   it('a spec carries the resolved options and the wrapper stack, and makes the same env again', async () => {
     const { makeVec } = await import('../../src/vector/makeVec.ts');
-    const { makeFromSpec } = await import('../../src/wrappers/factory.ts');
+    const { makeFromSpec } = await import('../../src/envs/defaultWrappers.ts');
     const vec = makeVec('game:GuessTheNumber-v0', {
       numEnvs: 2,
       options: { maxTurns: 2, min_number: 1, max_number: 3 },
@@ -140,7 +149,7 @@ describe('env.spec and makeFromSpec', () => {
   });
 
   it('a bare env made from its spec is the bare env; a non-spec is a clear error', async () => {
-    const { makeFromSpec } = await import('../../src/wrappers/factory.ts');
+    const { makeFromSpec } = await import('../../src/envs/defaultWrappers.ts');
     const env = make('game:GuessTheNumber-v0-easy', { max_turns: 3 });
     expect(makeFromSpec(env.spec!).toString()).toBe(env.toString());
     expect(makeFromSpec(env.spec!).spec?.options).toMatchObject({ max_turns: 3 });

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import '../../src/envs/index.ts';
 import { make } from '../../src/registry/registry.ts';
-import { applyWrappers, listWrappers } from '../../src/wrappers/factory.ts';
+import { applyWrappers, listWrappers } from '../../src/envs/defaultWrappers.ts';
 import { closeSharedSandbox } from '../../src/tools/python/sandbox.ts';
 import { DEMO_SEARCH_CORPUS } from '../../src/tools/search/localSearch.ts';
 import { PYTHON_TOOL_INSTRUCTIONS } from '../../src/tools/python/pythonCodeTool.ts';

@@ -11,7 +11,7 @@ import { AsyncVectorEnv } from '../../src/vector/asyncVectorEnv.ts';
 import { EnvPool } from '../../src/vector/envPool.ts';
 import { makeVec } from '../../src/vector/makeVec.ts';
 import type { AutoresetMode, VectorEnv } from '../../src/vector/types.ts';
-import { applyWrappers } from '../../src/wrappers/factory.ts';
+import { applyWrappers } from '../../src/envs/defaultWrappers.ts';
 import '../../src/envs/index.ts';
 import { AsyncOnly } from '../helpers/countingEnv.ts';
 

@@ -1,6 +1,6 @@
 /** episode_tracking and time_limit: counters in the info, previous episode's totals on reset. */
 import { describe, expect, it } from 'vitest';
-import { applyWrappers } from '../../src/wrappers/factory.ts';
+import { applyWrappers } from '../../src/envs/defaultWrappers.ts';
 import { CountingEnv } from '../helpers/countingEnv.ts';
 
 describe('episode_tracking', () => {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Env, Info, ResetResult, StepResult } from '../../src/core/env.ts';
 import { BaseEnv } from '../../src/core/baseEnv.ts';
-import { applyWrappers } from '../../src/wrappers/factory.ts';
+import { applyWrappers } from '../../src/envs/defaultWrappers.ts';
 import { make } from '../../src/registry/registry.ts';
 import '../../src/envs/index.ts';
 

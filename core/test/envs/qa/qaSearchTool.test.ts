@@ -1,7 +1,7 @@
 /** QA with GEM's search tool: the qa env under the search_tool wrappers, over the local BM25 demo corpus. */
 import { describe, expect, it } from 'vitest';
 import { make } from '../../../src/index.ts';
-import { applyWrappers } from '../../../src/wrappers/factory.ts';
+import { applyWrappers } from '../../../src/envs/defaultWrappers.ts';
 import { DEMO_SEARCH_CORPUS } from '../../../src/tools/search/localSearch.ts';
 
 const rows = [{ question: 'What is the capital of Germany?', answer: ['Berlin'] }];

@@ -26,8 +26,6 @@ export interface CompareOptions {
 
 export const DEFAULT_COMPARE: CompareOptions = { precision: 6, strict: true };
 
-/** The options of the comparison in progress (grading is synchronous, so one at a time). */
-let current: CompareOptions = DEFAULT_COMPARE;
 /** Points at which expressions with free symbols are compared (fixed: grading is deterministic). */
 const SAMPLE_POINTS = [
   [0.6180339887, 1.4142135623, 2.7182818284, 0.5772156649, 1.7320508075, 3.3166247903],
@@ -48,17 +46,17 @@ function numbersClose(a: Num, b: Num): boolean {
   return Math.abs(x - y) <= 1e-10 * Math.max(Math.abs(x), Math.abs(y)) || Math.abs(x - y) < 1e-12;
 }
 
-function rounded(v: Num): Q.Rational | number {
-  if (v.q) return Q.roundDecimal(v.q, current.precision);
-  return Math.round(v.f! * 10 ** current.precision);
+function rounded(v: Num, cmp: CompareOptions): Q.Rational | number {
+  if (v.q) return Q.roundDecimal(v.q, cmp.precision);
+  return Math.round(v.f! * 10 ** cmp.precision);
 }
 
-function roundedEqual(a: Num, b: Num): boolean {
-  const ra = rounded(a);
-  const rb = rounded(b);
+function roundedEqual(a: Num, b: Num, cmp: CompareOptions): boolean {
+  const ra = rounded(a, cmp);
+  const rb = rounded(b, cmp);
   if (typeof ra !== 'number' && typeof rb !== 'number') return Q.equal(ra, rb);
-  const fa = typeof ra === 'number' ? ra : Math.round(Q.toNumber(ra) * 10 ** current.precision);
-  const fb = typeof rb === 'number' ? rb : Math.round(Q.toNumber(rb) * 10 ** current.precision);
+  const fa = typeof ra === 'number' ? ra : Math.round(Q.toNumber(ra) * 10 ** cmp.precision);
+  const fb = typeof rb === 'number' ? rb : Math.round(Q.toNumber(rb) * 10 ** cmp.precision);
   if (Math.abs(fa) > 2 ** 52 || Math.abs(fb) > 2 ** 52) return numbersClose(a, b);
   return fa === fb;
 }
@@ -123,7 +121,7 @@ function wordOf(e: Expr): string | undefined {
   return undefined;
 }
 
-function exprEqual(gold: Expr, pred: Expr): boolean {
+function exprEqual(gold: Expr, pred: Expr, cmp: CompareOptions): boolean {
   if (gold.k === 'text' || pred.k === 'text' || (gold.k === 'sym' && pred.k !== 'sym' && pred.k !== 'mul') || (pred.k === 'sym' && gold.k !== 'sym' && gold.k !== 'mul')) {
     const [g, p] = [wordOf(gold), wordOf(pred)];
     if (g !== undefined && p !== undefined) return g === p;
@@ -155,7 +153,7 @@ function exprEqual(gold: Expr, pred: Expr): boolean {
         const decimal = isFloatAtom(gold) ? a : b;
         if (places !== undefined && places >= MIN_OWN_PLACES && roundsTo(decimal, exactSide, places)) return true;
       }
-      return roundedEqual(a, b);
+      return roundedEqual(a, b, cmp);
     }
     const [ig, ip] = [integerOrPercent(gold), integerOrPercent(pred)];
     if (ig !== undefined && ip !== undefined) return ig === ip;
@@ -290,29 +288,29 @@ function proportional(gd: Expr, pd: Expr): boolean {
   return compared >= 2;
 }
 
-function compareSingleRelation(g: [Answer, RelOp, Answer], p: [Answer, RelOp, Answer]): boolean {
+function compareSingleRelation(g: [Answer, RelOp, Answer], p: [Answer, RelOp, Answer], cmp: CompareOptions): boolean {
   const [gl, gop, gr] = g;
   const [pl, pop, pr] = p;
   const gd = diff(gl, gr);
   const pd = diff(pl, pr);
-  if (!gd || !pd) return gop === pop && same(gl, pl) && same(gr, pr);
-  if (gop === pop && exprEqual(gd, pd)) return true;
+  if (!gd || !pd) return gop === pop && same(gl, pl, cmp) && same(gr, pr, cmp);
+  if (gop === pop && exprEqual(gd, pd, cmp)) return true;
   if (gop === '=' && pop === '=' && proportional(gd, pd)) return true;
   const flipped = gop === '=' || gop === '!=' ? gop : INVERSE[gop];
-  return flipped === pop && exprEqual(gd, { k: 'neg', x: pd });
+  return flipped === pop && exprEqual(gd, { k: 'neg', x: pd }, cmp);
 }
 
 function splitChain(a: Extract<Answer, { k: 'rel' }>): [Answer, RelOp, Answer][] {
   return a.ops.map((op, i) => [a.items[i], op, a.items[i + 1]]);
 }
 
-function compareRelations(gold: Extract<Answer, { k: 'rel' }>, pred: Extract<Answer, { k: 'rel' }>): boolean {
+function compareRelations(gold: Extract<Answer, { k: 'rel' }>, pred: Extract<Answer, { k: 'rel' }>, cmp: CompareOptions): boolean {
   const g = splitChain(gold);
   const p = splitChain(pred);
   if (g.length !== p.length) return false;
-  if (g.every((r, i) => compareSingleRelation(r, p[i]))) return true;
+  if (g.every((r, i) => compareSingleRelation(r, p[i], cmp))) return true;
   // A chain read the other way round (`b \ge x \ge a` for `a \le x \le b`) states the same bounds.
-  return g.length === 2 && g.every((r, i) => compareSingleRelation(r, p[1 - i]));
+  return g.length === 2 && g.every((r, i) => compareSingleRelation(r, p[1 - i], cmp));
 }
 
 /** `x < 3`, `2 \le x < 5`, `x \ge 1`, `0 < f(x) < 1` → the interval it describes. */
@@ -407,21 +405,21 @@ function asCollection(a: Answer): Collection | undefined {
 }
 
 /** A set's items with repeats dropped (`1, 1, 2` is the set {1, 2}); long lists are kept as they are. */
-function distinct(items: Answer[]): Answer[] {
+function distinct(items: Answer[], cmp: CompareOptions): Answer[] {
   if (items.length > 32) return items;
   const out: Answer[] = [];
-  for (const x of items) if (!out.some((y) => same(y, x))) out.push(x);
+  for (const x of items) if (!out.some((y) => same(y, x, cmp))) out.push(x);
   return out;
 }
 
-function matchUnordered(gold: Answer[], pred: Answer[]): boolean {
+function matchUnordered(gold: Answer[], pred: Answer[], cmp: CompareOptions): boolean {
   if (gold.length !== pred.length) return false;
-  if (gold.length > 8) return gold.every((g, i) => same(g, pred[i]));
+  if (gold.length > 8) return gold.every((g, i) => same(g, pred[i], cmp));
   const used = new Array<boolean>(pred.length).fill(false);
   const place = (i: number): boolean => {
     if (i === gold.length) return true;
     for (let j = 0; j < pred.length; j++) {
-      if (used[j] || !same(gold[i], pred[j])) continue;
+      if (used[j] || !same(gold[i], pred[j], cmp)) continue;
       used[j] = true;
       if (place(i + 1)) return true;
       used[j] = false;
@@ -431,12 +429,12 @@ function matchUnordered(gold: Answer[], pred: Answer[]): boolean {
   return place(0);
 }
 
-function matchOrdered(gold: Answer[], pred: Answer[]): boolean {
-  return gold.length === pred.length && gold.every((g, i) => same(g, pred[i]));
+function matchOrdered(gold: Answer[], pred: Answer[], cmp: CompareOptions): boolean {
+  return gold.length === pred.length && gold.every((g, i) => same(g, pred[i], cmp));
 }
 
-function compareIntervals(g: Extract<Answer, { k: 'interval' }>, p: Extract<Answer, { k: 'interval' }>): boolean {
-  return g.loOpen === p.loOpen && g.hiOpen === p.hiOpen && same(g.lo, p.lo) && same(g.hi, p.hi);
+function compareIntervals(g: Extract<Answer, { k: 'interval' }>, p: Extract<Answer, { k: 'interval' }>, cmp: CompareOptions): boolean {
+  return g.loOpen === p.loOpen && g.hiOpen === p.hiOpen && same(g.lo, p.lo, cmp) && same(g.hi, p.hi, cmp);
 }
 
 /** `\{1, 2\} \cup \{3\}` is the finite set {1, 2, 3}. */
@@ -445,14 +443,14 @@ function mergeFiniteUnion(a: Answer): Answer {
   return { k: 'set', items: a.parts.flatMap((p) => (p as Extract<Answer, { k: 'set' }>).items) };
 }
 
-function compareStructures(gold: Answer, pred: Answer): boolean {
+function compareStructures(gold: Answer, pred: Answer, cmp: CompareOptions): boolean {
   gold = mergeFiniteUnion(gold);
   pred = mergeFiniteUnion(pred);
-  if (gold.k === 'interval' && pred.k === 'interval' && properInterval(gold) && properInterval(pred)) return compareIntervals(gold, pred);
+  if (gold.k === 'interval' && pred.k === 'interval' && properInterval(gold) && properInterval(pred)) return compareIntervals(gold, pred, cmp);
   if (gold.k === 'union' || pred.k === 'union') {
     const gp = gold.k === 'union' ? gold.parts : [gold];
     const pp = pred.k === 'union' ? pred.parts : [pred];
-    return gp.length > 1 && pp.length > 1 && matchUnordered(gp, pp);
+    return gp.length > 1 && pp.length > 1 && matchUnordered(gp, pp, cmp);
   }
   // An open interval (a, b) doubles as the pair (a, b) when the other side is a list.
   const openPair = (a: Answer): Collection | undefined =>
@@ -463,18 +461,18 @@ function compareStructures(gold: Answer, pred: Answer): boolean {
   if (!p && g) p = openPair(pred);
   if (g && p) {
     // A gold set is unordered; a gold tuple is read in the written order of the answer.
-    if (g.kind === 'set') return matchUnordered(g.items, p.items) || (p.kind === 'set' && matchUnordered(distinct(g.items), distinct(p.items)));
-    return matchOrdered(g.items, p.items);
+    if (g.kind === 'set') return matchUnordered(g.items, p.items, cmp) || (p.kind === 'set' && matchUnordered(distinct(g.items, cmp), distinct(p.items, cmp), cmp));
+    return matchOrdered(g.items, p.items, cmp);
   }
   // A lone value against a one-element collection (`3, 3` is the set {3}).
-  const single = (c: Collection): Answer | undefined => (c.items.length === 1 ? c.items[0] : c.kind === 'set' && distinct(c.items).length === 1 ? c.items[0] : undefined);
+  const single = (c: Collection): Answer | undefined => (c.items.length === 1 ? c.items[0] : c.kind === 'set' && distinct(c.items, cmp).length === 1 ? c.items[0] : undefined);
   if (g && !p && isExpr(pred)) {
     const only = single(g);
-    return only !== undefined && same(only, pred);
+    return only !== undefined && same(only, pred, cmp);
   }
   if (p && !g && isExpr(gold)) {
     const only = single(p);
-    return only !== undefined && same(gold, only);
+    return only !== undefined && same(gold, only, cmp);
   }
   return false;
 }
@@ -487,13 +485,7 @@ function lastSide(rel: Extract<Answer, { k: 'rel' }>): Answer {
 
 /** True when `pred` expresses the same answer as `gold` (the order matters: gold sets the format). */
 export function answersEqual(gold: Answer, pred: Answer, options: CompareOptions = DEFAULT_COMPARE): boolean {
-  const outer = current;
-  current = options;
-  try {
-    return same(gold, options.strict ? pred : matchVariables(gold, pred));
-  } finally {
-    current = outer;
-  }
+  return same(gold, options.strict ? pred : matchVariables(gold, pred), options);
 }
 
 /** `z \in A \cup B` read as (z ∈ A) ∪ B: the membership takes the whole union. */
@@ -503,7 +495,7 @@ function membershipOfUnion(a: Answer): Answer {
   return { k: 'rel', ops: ['in'], items: [first.items[0], { k: 'union', parts: [first.items[1], ...rest] }] };
 }
 
-function same(gold: Answer, pred: Answer): boolean {
+function same(gold: Answer, pred: Answer, cmp: CompareOptions): boolean {
   gold = membershipOfUnion(gold);
   pred = membershipOfUnion(pred);
   if (isAssignment(gold)) gold = { k: 'rel', ops: ['='], items: [gold.items[0], lastSide(gold)] };
@@ -517,12 +509,12 @@ function same(gold: Answer, pred: Answer): boolean {
   } else if (pred.k === 'rel' && gold.k !== 'rel' && (gold.k === 'interval' || gold.k === 'union')) {
     pred = relationAsSet(pred) ?? pred;
   }
-  if (gold.k === 'rel' && pred.k === 'rel') return compareRelations(gold, pred);
+  if (gold.k === 'rel' && pred.k === 'rel') return compareRelations(gold, pred, cmp);
   if (gold.k === 'rel' || pred.k === 'rel') return false;
   if (gold.k === 'matrix' || pred.k === 'matrix') {
     return gold.k === 'matrix' && pred.k === 'matrix' && gold.rows.length === pred.rows.length &&
-      gold.rows.every((r, i) => matchOrdered(r, pred.rows[i]));
+      gold.rows.every((r, i) => matchOrdered(r, pred.rows[i], cmp));
   }
-  if (isExpr(gold) && isExpr(pred)) return exprEqual(gold, pred);
-  return compareStructures(gold, pred);
+  if (isExpr(gold) && isExpr(pred)) return exprEqual(gold, pred, cmp);
+  return compareStructures(gold, pred, cmp);
 }
