@@ -18,8 +18,9 @@ export function untilStopped(opts: { stdin?: boolean; parent?: boolean; pollMs?:
       cleanups.push(() => process.off(sig, on));
     }
     if ((opts.parent ?? true) && parent > 1) {
+      // Either sign counts: re-parented, or the parent's pid no longer exists.
       const watch = setInterval(() => {
-        if (process.ppid !== parent) done(`parent ${parent} exited`);
+        if (process.ppid !== parent || !exists(parent)) done(`parent ${parent} exited`);
       }, opts.pollMs ?? 50);
       watch.unref();
       cleanups.push(() => clearInterval(watch));
@@ -31,4 +32,13 @@ export function untilStopped(opts: { stdin?: boolean; parent?: boolean; pollMs?:
       cleanups.push(() => process.stdin.off('end', onEnd).off('error', onError));
     }
   });
+}
+
+function exists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
