@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 from typing import Dict, Iterator
@@ -16,7 +15,7 @@ from typing import Dict, Iterator
 import pytest
 
 from test_hub_datasets import HUB_DATA
-from test_wheel_install import _scratch_parent
+from test_wheel_install import _scratch_parent, install_user_venv
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -28,22 +27,9 @@ def hub_user(wheel: Path) -> Iterator[Dict[str, object]]:
     home = Path(tempfile.mkdtemp(prefix="gem-ts-wheel-hub-", dir=_scratch_parent()))
     try:
         wheel = Path(shutil.copy(wheel, home))  # a build elsewhere may replace core/.packages meanwhile
-        venv = home / "venv"
-        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
-        py = venv / "bin" / "python"
-        pip = subprocess.run(
-            [sys.executable, "-m", "pip", "--python", str(py), "install", "--quiet", "--disable-pip-version-check", str(wheel), "datasets"],
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        assert pip.returncode == 0, pip.stdout + pip.stderr
-        tools = home / "tools"
-        tools.mkdir()
-        if shutil.which("bwrap"):
-            (tools / "bwrap").symlink_to(shutil.which("bwrap"))  # type: ignore[arg-type]
+        _, py, path = install_user_venv(home, wheel, "datasets")
         hf_home = home / "hf"
-        env = {"HOME": str(home), "PATH": f"{venv / 'bin'}:{tools}", "LANG": "C.UTF-8", "HF_HOME": str(hf_home), "HF_HUB_OFFLINE": "1"}
+        env = {"HOME": str(home), "PATH": path, "LANG": "C.UTF-8", "HF_HOME": str(hf_home), "HF_HUB_OFFLINE": "1"}
         # The user's own datasets, written into the cache by the venv's datasets (as a download would).
         for repo_id, splits in HUB_DATA.items():
             pairs = []

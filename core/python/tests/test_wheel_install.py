@@ -13,7 +13,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Dict, Iterator
+from typing import Dict, Iterator, Tuple
 
 import pytest
 
@@ -30,6 +30,28 @@ def _scratch_parent() -> str | None:
     return "/var/tmp" if os.access("/var/tmp", os.W_OK) else None
 
 
+def install_user_venv(home: Path, wheel: Path, *packages: str) -> Tuple[Path, Path, str]:
+    """A fresh venv under ``home`` with the wheel (and ``packages``) installed; returns the venv, its
+    python and a PATH of the venv's bin plus bubblewrap (for the sandbox): no system node, no checkout."""
+    venv = home / "venv"
+    # --without-pip + this pip's --python: the same install, without seeding pip into the venv.
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    py = venv / "bin" / "python"
+    pip = subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(py), "install", "--quiet", "--disable-pip-version-check", str(wheel), *packages],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert pip.returncode == 0, pip.stdout + pip.stderr
+    tools = home / "tools"
+    tools.mkdir()
+    bwrap = shutil.which("bwrap")
+    if bwrap:
+        (tools / "bwrap").symlink_to(bwrap)
+    return venv, py, f"{venv / 'bin'}{os.pathsep}{tools}"
+
+
 @pytest.fixture(scope="module")
 def user_env(wheel: Path) -> Iterator[Dict[str, object]]:
     """A fresh venv in an empty folder with the wheel installed, and the environment a user runs in:
@@ -37,23 +59,8 @@ def user_env(wheel: Path) -> Iterator[Dict[str, object]]:
     checkout on any path."""
     home = Path(tempfile.mkdtemp(prefix="gem-ts-wheel-", dir=_scratch_parent()))
     try:
-        venv = home / "venv"
-        # --without-pip + this pip's --python: the same install, without seeding pip into the venv.
-        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
-        py = venv / "bin" / "python"
-        pip = subprocess.run(
-            [sys.executable, "-m", "pip", "--python", str(py), "install", "--quiet", "--disable-pip-version-check", str(wheel)],
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        assert pip.returncode == 0, pip.stdout + pip.stderr
-        tools = home / "tools"
-        tools.mkdir()
-        bwrap = shutil.which("bwrap")
-        if bwrap:
-            (tools / "bwrap").symlink_to(bwrap)
-        env = {"HOME": os.environ.get("HOME", str(home)), "PATH": f"{venv / 'bin'}{os.pathsep}{tools}", "LANG": "C.UTF-8"}
+        venv, py, path = install_user_venv(home, wheel)
+        env = {"HOME": os.environ.get("HOME", str(home)), "PATH": path, "LANG": "C.UTF-8"}
         if os.environ.get("GEM_TS_ALLOW_UNSANDBOXED"):
             env["GEM_TS_ALLOW_UNSANDBOXED"] = os.environ["GEM_TS_ALLOW_UNSANDBOXED"]
         work = home / "project"
