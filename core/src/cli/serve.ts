@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { DataDirs } from '../data/dataDirs.ts';
 import { isDirectory } from '../data/hfDiskLayout.ts';
 import { chooseAuthToken, type AuthChoice } from '../server/auth.ts';
+import { OPENENV_FLAG_OPTIONS, OPENENV_HELP, parseOpenEnvFlags, type OpenEnvFlags } from '../server/openenv/flags.ts';
 import { validateEndpoint } from '../server/endpoint.ts';
 import { LOG_LEVELS, type LogLevel } from '../server/logger.ts';
 import { DEFAULT_LIMITS, type ServerLimits } from '../server/protocol/version.ts';
@@ -34,6 +35,7 @@ const HELP = `usage: gem-ts serve [options]
   --no-auth                   no token even on a tcp bind other machines reach
   --data-dir DIR              clients may name table files under DIR as a dataset (repeatable; also
                               $GEM_TS_DATA_DIR); default: none, clients push their tables
+${OPENENV_HELP}
   --exit-with-stdin           stop when stdin closes (the Python client holds it open)
   --no-exit-with-parent       keep serving when the parent process exits (default: stop, so that
                               npx or a shell that dies of SIGTERM takes the server along)
@@ -67,6 +69,7 @@ export async function run(args: string[]): Promise<number> {
         'no-auth': { type: 'boolean' },
         'data-dir': { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
+        ...OPENENV_FLAG_OPTIONS,
         ...Object.fromEntries(Object.keys(LIMIT_FLAGS).map((k) => [k, { type: 'string' as const }])),
       },
       strict: true,
@@ -105,6 +108,14 @@ export async function run(args: string[]): Promise<number> {
     return 2;
   }
 
+  let openenv: OpenEnvFlags | undefined;
+  try {
+    openenv = parseOpenEnvFlags(values);
+  } catch (e) {
+    console.error(`gem-ts serve: ${(e as Error).message}`);
+    return 2;
+  }
+
   let dataDirs: DataDirs;
   try {
     dataDirs = DataDirs.of(operatorDataDirs(values['data-dir'] as string[] | undefined));
@@ -129,6 +140,10 @@ export async function run(args: string[]): Promise<number> {
       tokenFile: values['auth-token-file'] as string | undefined,
       noAuth: values['no-auth'] as boolean | undefined,
     });
+    // One token for both front doors; an OpenEnv bind other machines reach needs one as a tcp bind does.
+    if (openenv && auth.token === undefined) {
+      auth = chooseAuthToken({ endpoint: `tcp://${openenv.host.includes(':') ? `[${openenv.host}]` : openenv.host}:${openenv.port}`, noAuth: values['no-auth'] as boolean | undefined });
+    }
   } catch (e) {
     console.error(`gem-ts serve: ${(e as Error).message}`);
     return 2;
@@ -141,12 +156,29 @@ export async function run(args: string[]): Promise<number> {
     console.error(`gem-ts serve: could not start: ${(e as Error).message}`);
     return 1;
   }
+  let openenvServer: { close(): Promise<void> } | undefined;
+  if (openenv) {
+    const { OpenEnvServer } = await import('../server/openenv/openEnvServer.ts');
+    const door = new OpenEnvServer({ ...openenv, catalog: catalog.envs, wrappers: catalog.wrappers, limits, logger: log, authToken: auth.token });
+    try {
+      const url = await door.start();
+      openenvServer = door;
+      process.stdout.write(`GEM_TS_OPENENV_URL=${url}\n`);
+    } catch (e) {
+      await server.close();
+      console.error(`gem-ts serve: could not start the OpenEnv front door on ${openenv.host}:${openenv.port}: ${(e as Error).message}`);
+      return 1;
+    }
+  }
   process.stdout.write(`GEM_TS_ENDPOINT=${endpoint}\n`);
-  if (auth.generated) {
+  if (auth.generated && openenv) {
+    process.stderr.write(`gem-ts serve: this server is reachable from other machines; clients must send this auth token (GEM_TS_TOKEN or token=; OpenEnv clients: the header 'Authorization: Bearer <token>'): ${auth.token}\n`);
+  } else if (auth.generated) {
     process.stderr.write(`gem-ts serve: ${endpoint} is reachable from other machines; clients must send this auth token (GEM_TS_TOKEN or token=): ${auth.token}\n`);
   }
 
-  return runUntilStopped(server, log, {
+  const both = { close: () => Promise.all([server.close(), openenvServer?.close()]).then(() => undefined) };
+  return runUntilStopped(both, log, {
     exitWithStdin: values['exit-with-stdin'] === true,
     exitWithParent: values['no-exit-with-parent'] !== true,
   });
