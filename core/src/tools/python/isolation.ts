@@ -24,8 +24,17 @@ export interface IsolationReport {
 /** Where the sandbox sees its scratch tmpfs and the zygote script. */
 export const SANDBOX_SCRATCH = '/tmp';
 export const SANDBOX_ZYGOTE = '/gem/zygote.py';
-/** The unprivileged uid/gid that runs code when gem-ts itself runs as root. */
+/** The unprivileged uid/gid a run sees itself as when gem-ts itself runs as root. */
 export const NOBODY = 65534;
+/**
+ * When gem-ts runs as root, the runs of one zygote that exist at once (the running one, the ones
+ * made ahead, one on its way out) each get their own uid and gid outside their namespace,
+ * RUN_ID_BASE + k for k < RUN_IDS, so no run may signal, trace or open the /proc files of another;
+ * inside its namespace each still sees itself as NOBODY. The base lies above the ranges systemd
+ * and container tools hand out (nspawn's end at 0x6FFF0000) and below 2^31.
+ */
+export const RUN_ID_BASE = 2_147_000_000;
+export const RUN_IDS = 4;
 
 const ETC_FILES = ['/etc/ld.so.cache', '/etc/ld.so.conf', '/etc/localtime', '/etc/nsswitch.conf'];
 const TOP_LEVEL_LINKS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];

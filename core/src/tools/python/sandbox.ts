@@ -18,7 +18,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GemError } from '../../core/errors.ts';
 import {
-  NOBODY,
+  RUN_ID_BASE,
+  RUN_IDS,
   SANDBOX_SCRATCH,
   SANDBOX_ZYGOTE,
   allowUnsandboxedFromEnv,
@@ -163,8 +164,9 @@ export class Sandbox {
       GEM_SCRATCH_MB: String(this.limits.scratchMb),
     };
     if (isRoot()) {
-      env.GEM_RUN_UID = String(NOBODY);
-      env.GEM_RUN_GID = String(NOBODY);
+      env.GEM_RUN_UID = String(RUN_ID_BASE);
+      env.GEM_RUN_GID = String(RUN_ID_BASE);
+      env.GEM_RUN_IDS = String(RUN_IDS);
     }
     const pyFlags = [this.runtime.executable, '-u', '-I', '-B'];
     if (this.isolation.kind === 'bwrap') {

@@ -5,11 +5,21 @@ Protocol (one JSON object per line): requests on stdin, replies on stdout; the f
 what this zygote can do. The zygote never runs untrusted code itself. Per run it forks a *keeper*
 that starts its own session, drops to an unprivileged uid when the zygote is root, and, where the
 kernel allows it, enters new user, mount, pid and IPC namespaces with a fresh size-limited tmpfs as
-the scratch dir. The keeper forks the *runner* (pid 1 of the new pid namespace), which sets rlimits
-and executes the code. When the runner (or the keeper) dies, the kernel kills everything else in
-that pid namespace, so nothing the code started outlives the run.
+the scratch dir. The keeper forks the *runner* (pid 1 of the new pid namespace), which sets rlimits,
+drops every capability it holds in its namespace and executes the code. When the runner (or the
+keeper) dies, the kernel kills everything else in that pid namespace, so nothing the code started
+outlives the run.
+
+Keeper and runner are made ahead of time (a *slot*), and, where a run cannot reach another run's
+processes, while the previous run executes: a run then starts with a pipe write. A run cannot
+reach a slot when (a) each slot has its own uid (the zygote is root: slot k runs as uid
+GEM_RUN_UID + k, seen inside its namespace as 65534), so no run may signal, trace or open the
+/proc files of another, or (b) each run mounts its own /proc, so it sees no other run's processes.
+Otherwise the next slot is made only after a run has ended, as it always was. The keeper turns
+itself non-dumpable once its namespace is set up, so not even its own run can open its /proc files.
 """
 import atexit
+import collections
 import ctypes
 import gc
 import io
@@ -34,6 +44,14 @@ MS_NODEV = 0x4
 MS_NOEXEC = 0x8
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
+PR_CAPBSET_DROP = 24
+PR_SET_CHILD_SUBREAPER = 36
+PR_SET_NO_NEW_PRIVS = 38
+PR_CAP_AMBIENT = 47
+PR_CAP_AMBIENT_CLEAR_ALL = 4
+_LINUX_CAPABILITY_VERSION_3 = 0x20080522
+# The uid (and gid) a run sees itself as inside its namespace when the zygote maps it from its own.
+INNER_ID = 65534
 CPU_LIMIT_EXIT = 128 + signal.SIGXCPU
 
 libc = ctypes.CDLL(None, use_errno=True)
@@ -41,10 +59,12 @@ libc = ctypes.CDLL(None, use_errno=True)
 PROTO_OUT = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
 PROTO_IN = os.fdopen(os.dup(0), "r", encoding="utf-8")
 SCRATCH = os.environ.get("GEM_SCRATCH", "/tmp")
-# Set when the zygote starts as root: each run drops to this unprivileged uid/gid, so the code can
+# Set when the zygote starts as root: each run drops to an unprivileged uid/gid, so the code can
 # signal nothing of ours and the per-user process limit applies (the kernel exempts root from it).
+# Slots alive at once get distinct ids: RUN_UID + k and RUN_GID + k for k < RUN_IDS.
 RUN_UID = int(os.environ.get("GEM_RUN_UID", "-1"))
 RUN_GID = int(os.environ.get("GEM_RUN_GID", "-1"))
+RUN_IDS = int(os.environ.get("GEM_RUN_IDS", "1"))
 # Without bubblewrap around us, a run also gets its own (empty) network namespace when it can.
 RUN_NEWNET = os.environ.get("GEM_RUN_NEWNET") == "1"
 # Under bubblewrap the zygote is alone in its pid namespace: anything else left after a run is a stray.
@@ -59,11 +79,12 @@ def write_file(path, text):
         os.close(fd)
 
 
-def drop_privileges():
+def drop_privileges(k):
+    """Becomes slot k's unprivileged uid/gid (when the zygote is root)."""
     if RUN_UID >= 0:
         os.setgroups([])
-        os.setresgid(RUN_GID, RUN_GID, RUN_GID)
-        os.setresuid(RUN_UID, RUN_UID, RUN_UID)
+        os.setresgid(RUN_GID + k, RUN_GID + k, RUN_GID + k)
+        os.setresuid(RUN_UID + k, RUN_UID + k, RUN_UID + k)
         # Changing uid clears "dumpable", which would leave /proc/self owned by root and the uid
         # map of the run's namespace unwritable.
         libc.prctl(PR_SET_DUMPABLE, 1)
@@ -75,9 +96,11 @@ def enter_namespaces(scratch_mb):
     flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | (CLONE_NEWNET if RUN_NEWNET else 0)
     if libc.unshare(flags) != 0:
         return False
+    # Dropped from root, every slot shows the same uid inside (65534), whatever its own uid outside.
+    inner_uid, inner_gid = (INNER_ID, INNER_ID) if RUN_UID >= 0 else (uid, gid)
     write_file("/proc/self/setgroups", "deny")
-    write_file("/proc/self/uid_map", f"{uid} {uid} 1")
-    write_file("/proc/self/gid_map", f"{gid} {gid} 1")
+    write_file("/proc/self/uid_map", f"{inner_uid} {uid} 1")
+    write_file("/proc/self/gid_map", f"{inner_gid} {gid} 1")
     opts = f"size={scratch_mb}m,nr_inodes=4096,mode=700".encode()
     if libc.mount(b"tmpfs", SCRATCH.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, opts) != 0:
         raise OSError(ctypes.get_errno(), "mounting the scratch tmpfs failed")
@@ -85,6 +108,20 @@ def enter_namespaces(scratch_mb):
     if os.path.isdir("/dev/shm"):
         libc.mount(b"tmpfs", b"/dev/shm", b"tmpfs", MS_NOSUID | MS_NODEV, f"size={scratch_mb}m,mode=1777".encode())
     return True
+
+
+def drop_capabilities():
+    """Gives up every capability the runner holds in its own user namespace (it may not unmount its
+    scratch tmpfs, mount anything, or change its ids), and any way back to them through exec."""
+    libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    cap = 0
+    while libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0:
+        cap += 1
+    header = (ctypes.c_uint32 * 2)(_LINUX_CAPABILITY_VERSION_3, 0)
+    data = (ctypes.c_uint32 * 6)()
+    if libc.capset(header, data) != 0:
+        raise OSError(ctypes.get_errno(), "dropping capabilities failed")
 
 
 def on_cpu_limit(signum, frame):
@@ -197,14 +234,18 @@ def runner(req_r, workdir, isolated, out_w, err_w):
         # A /proc of the run's own pid namespace: the code sees only its own processes.
         libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
     req = read_request(req_r)
+    # The keeper left this process non-dumpable while it waited for its request; the code may read
+    # its own /proc files, as a plain process can.
+    libc.prctl(PR_SET_DUMPABLE, 1)
     os.chdir(workdir)
     os.environ["HOME"] = workdir
     os.environ["TMPDIR"] = workdir
-    stdin_path = os.path.join(workdir, ".stdin")
-    with open(stdin_path, "w", encoding="utf-8") as f:
-        f.write(req.get("stdin") or "")
-    in_fd = os.open(stdin_path, os.O_RDONLY)
-    os.unlink(stdin_path)
+    # Stdin is a file (the program may seek it or read it whole), kept in memory, not in the scratch.
+    in_fd = os.memfd_create("stdin", os.MFD_CLOEXEC)
+    view = memoryview((req.get("stdin") or "").encode("utf-8"))
+    while view:
+        view = view[os.write(in_fd, view):]
+    os.lseek(in_fd, 0, os.SEEK_SET)
     os.dup2(in_fd, 0)
     os.dup2(out_w, 1)
     os.dup2(err_w, 2)
@@ -216,6 +257,8 @@ def runner(req_r, workdir, isolated, out_w, err_w):
     # Exit hooks the zygote's own imports registered are not the program's.
     atexit._clear()
     set_limits(req)
+    if isolated:
+        drop_capabilities()
     namespace = {"__name__": "__main__", "__builtins__": __builtins__}
     code = 0
     try:
@@ -229,14 +272,17 @@ def runner(req_r, workdir, isolated, out_w, err_w):
     os._exit(finalize(namespace, code))
 
 
-def keeper(req_r, out_w, err_w, status_w):
+def keeper(req_r, out_w, err_w, status_w, k):
     """Enters the run's namespaces, forks the runner and reports how it ended on `status_w`."""
     try:
         os.setsid()
-        drop_privileges()
+        drop_privileges(k)
         isolated = RUN_NAMESPACES and enter_namespaces(SCRATCH_MB)
         if RUN_NAMESPACES and not isolated:
             raise OSError(ctypes.get_errno(), "the kernel refused new namespaces for this run")
+        # From here on no process of this uid (not even this run's code) may open our /proc files
+        # (memory, descriptors, root): the runner inherits this until it has its request.
+        libc.prctl(PR_SET_DUMPABLE, 0)
         workdir = SCRATCH
         if not isolated:
             workdir = tempfile.mkdtemp(prefix="run-", dir=SCRATCH)
@@ -245,6 +291,7 @@ def keeper(req_r, out_w, err_w, status_w):
         if pid == 0:
             os.close(status_w)
             runner(req_r, workdir, isolated, out_w, err_w)
+        os.write(status_w, f"runner:{pid}\n".encode())
         for fd in (req_r, out_w, err_w):
             os.close(fd)
         _, status, usage = os.wait4(pid, 0)
@@ -264,9 +311,9 @@ def keeper(req_r, out_w, err_w, status_w):
 
 class Slot:
     """A keeper and its runner, forked (and their namespaces made) ahead of time, waiting for a
-    request: between runs the zygote prepares the next slot, so a run starts without that cost."""
+    request, so a run starts without that cost. `k` picks the slot's uid (see drop_privileges)."""
 
-    def __init__(self):
+    def __init__(self, k):
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         st_r, st_w = os.pipe()
@@ -276,10 +323,10 @@ class Slot:
         if pid == 0:
             for fd in (out_r, err_r, st_r, req_w):
                 os.close(fd)
-            keeper(req_r, out_w, err_w, st_w)
+            keeper(req_r, out_w, err_w, st_w, k)
         for fd in (out_w, err_w, st_w, req_r):
             os.close(fd)
-        self.pid, self.out_r, self.err_r, self.st_r, self.req_w = pid, out_r, err_r, st_r, req_w
+        self.pid, self.k, self.out_r, self.err_r, self.st_r, self.req_w = pid, k, out_r, err_r, st_r, req_w
 
     def send(self, req):
         """Hands the request to the waiting runner; False if it is gone."""
@@ -330,19 +377,27 @@ class Capture:
         return b"".join(self.parts).decode("utf-8", errors="replace")
 
 
+FINAL_KINDS = ("exit", "signal", "error")
+
+
 def parse_status(text):
-    """The keeper's report: optional `workdir:` line, then `exit:`/`signal:`/`error:`."""
-    out = {"exit_code": None, "signal": None, "error": None, "cpu_ms": None, "workdir": None}
-    for line in text.splitlines():
+    """The keeper's report: `workdir:` and `runner:` lines, then `exit:`/`signal:`/`error:`."""
+    out = {"exit_code": None, "signal": None, "error": None, "cpu_ms": None, "workdir": None, "runner": None, "final": False}
+    for line in text.splitlines(keepends=True):
+        if not line.endswith("\n"):
+            break
         kind, _, rest = line.strip().partition(":")
         if kind == "workdir":
             out["workdir"] = rest
+        elif kind == "runner":
+            out["runner"] = int(rest)
         elif kind in ("exit", "signal"):
             value, _, cpu = rest.partition(":")
             out["cpu_ms"] = int(cpu)
             out["exit_code" if kind == "exit" else "signal"] = int(value)
         elif kind == "error":
             out["error"] = rest
+        out["final"] = out["final"] or kind in FINAL_KINDS
     return out
 
 
@@ -372,36 +427,75 @@ def reap_strays(limit_s=2.0):
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
+        # Orphans come to us (a subreaper); no slot exists now, so every child left is a stray.
+        try:
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                pass
+        except ChildProcessError:
+            pass
         time.sleep(0.001)
 
 
+def reap_exiting(block):
+    """Collects keepers that have reported and are on their way out (their runs are over)."""
+    for pid in list(EXITING):
+        try:
+            done, _ = os.waitpid(pid, 0 if block else os.WNOHANG)
+        except ChildProcessError:
+            done = pid
+        if done:
+            del EXITING[pid]
+
+
+def free_slot_id():
+    """A uid index no live slot has: the prepared ones, the running one, keepers still exiting."""
+    if RUN_UID < 0:
+        return 0
+    for attempt in range(2):
+        used = {s.k for s in PREPARED} | set(EXITING.values()) | RUNNING
+        for k in range(RUN_IDS):
+            if k not in used:
+                return k
+        reap_exiting(block=True)
+    raise OSError("no free run uid (GEM_RUN_IDS is too small)")
+
+
 def take_slot(req):
-    """The prepared slot (or a new one) with `req` sent to it."""
-    global PREPARED
-    slot, PREPARED = PREPARED, None
+    """The oldest prepared slot (or a new one) with `req` sent to it."""
     report = ""
-    for _ in range(2):
-        slot = slot or Slot()
+    for attempt in range(2):
+        slot = PREPARED.popleft() if PREPARED and attempt == 0 else Slot(free_slot_id())
         if slot.send(req):
             return slot
         report = slot.discard()
-        slot = None
     why = parse_status(report)["error"] or "it died before it started"
     raise OSError(f"could not start the run: {why}")
 
 
-def prepare_next():
-    global PREPARED
-    if PREPARED is None:
+def prepare():
+    """Tops the prepared slots up (a slot that fails to start is retried at the next run)."""
+    while len(PREPARED) < PREPARE_DEPTH:
         try:
-            PREPARED = Slot()
+            PREPARED.append(Slot(free_slot_id()))
         except OSError:
-            PREPARED = None
+            return
 
 
 def run(req):
     started = time.monotonic()
     slot = take_slot(req)
+    RUNNING.add(slot.k)
+    try:
+        return watch(req, slot, started)
+    finally:
+        RUNNING.discard(slot.k)
+
+
+def watch(req, slot, started):
+    """Collects the run's output and status until its runner is gone (or it must be stopped)."""
+    if AHEAD:
+        # The next run's processes and namespaces get made while this one executes.
+        prepare()
     pid, out_r, err_r, st_r = slot.pid, slot.out_r, slot.err_r, slot.st_r
     deadline = started + req["timeout_ms"] / 1000.0
     out_keep = req.get("stdout_keep_bytes") or req["max_output_bytes"]
@@ -410,12 +504,15 @@ def run(req):
     # stderr cannot cost a program whose stdout is right its verdict.
     kill_at = {out_r: req.get("stdout_kill_bytes") or req["kill_output_bytes"], err_r: req["kill_output_bytes"]}
     status = b""
+    result = parse_status("")
     killed = None
     sel = selectors.DefaultSelector()
     for fd in (out_r, err_r, st_r):
         sel.register(fd, selectors.EVENT_READ)
-    open_fds = 3
-    while open_fds:
+    open_fds = {out_r, err_r, st_r}
+    # Done when both streams are closed and the keeper has said how the runner ended (the runner and
+    # everything in its pid namespace are gone by then); the keeper's own exit is not waited for.
+    while out_r in open_fds or err_r in open_fds or (st_r in open_fds and not result["final"]):
         left = deadline - time.monotonic()
         if left <= 0:
             killed = "timeout"
@@ -424,31 +521,47 @@ def run(req):
             data = os.read(key.fd, 65536)
             if not data:
                 sel.unregister(key.fd)
-                open_fds -= 1
+                open_fds.discard(key.fd)
             elif key.fd == st_r:
                 status += data
+                result = parse_status(status.decode(errors="replace"))
             else:
                 captures[key.fd].add(data)
                 if captures[key.fd].total > kill_at[key.fd]:
                     killed = "output_limit"
         if killed:
             break
+    keeper_status = None
+    # Still running (or being reaped by its keeper) when the keeper has not reported yet.
+    runner = result["runner"] if not result["final"] else None
     if killed:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
-    _, keeper_status = os.waitpid(pid, 0)
+        # The runner too: the code may have cleared its parent-death signal.
+        for victim in (runner, pid):
+            try:
+                if victim:
+                    os.kill(victim, signal.SIGKILL)
+            except OSError:
+                pass
+    if killed or not result["final"] or not AHEAD:
+        _, keeper_status = os.waitpid(pid, 0)
+        if runner:
+            # An orphaned runner is ours (we are a subreaper): wait until it, and so everything in
+            # its pid namespace, is gone.
+            try:
+                os.waitpid(runner, 0)
+            except ChildProcessError:
+                pass
+    else:
+        EXITING[pid] = slot.k
     sel.close()
     for fd in (out_r, err_r, st_r):
         os.close(fd)
-    result = parse_status(status.decode(errors="replace"))
     if result["workdir"]:
         # Without per-run namespaces the scratch folder is shared: empty it, whatever the code left.
         clear_folder(SCRATCH)
-    if REAP_STRAYS:
+    if REAP_STRAYS and not AHEAD:
         reap_strays()
-    if not killed and result["exit_code"] is None and result["signal"] is None and result["error"] is None:
+    if not killed and not result["final"] and keeper_status is not None:
         # The code took its keeper down with it (e.g. kill(0, SIGKILL)): report that signal.
         if os.WIFSIGNALED(keeper_status):
             result["signal"] = os.WTERMSIG(keeper_status)
@@ -471,27 +584,45 @@ def run(req):
 
 
 def probe_namespaces():
-    """Whether a run can get its own namespaces here (tried once, in a throwaway child)."""
+    """Whether a run can get its own namespaces here, and whether it can then mount a /proc of its
+    own (so it sees no other process); tried once, in throwaway children."""
     pid = os.fork()
     if pid == 0:
         try:
-            drop_privileges()
-            os._exit(0 if enter_namespaces(1) else 3)
+            drop_privileges(0)
+            if not enter_namespaces(1):
+                os._exit(3)
+            child = os.fork()
+            if child == 0:
+                ok = libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None) == 0
+                os._exit(0 if ok and [n for n in os.listdir("/proc") if n.isdigit()] == ["1"] else 5)
+            _, status = os.waitpid(child, 0)
+            os._exit(0 if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 else 5)
         except BaseException:
             os._exit(4)
     _, status = os.waitpid(pid, 0)
-    return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+    code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1
+    return code in (0, 5), code == 0
 
 
 RUN_NAMESPACES = False
-PREPARED = None
+# Whether slots are made while a run executes (see the module's docstring), and how many wait ready.
+AHEAD = False
+PREPARE_DEPTH = 1
+PREPARED = collections.deque()
+# Keepers that reported their run's end and are exiting: pid -> slot id.
+EXITING = {}
+# The slot id of the run in progress.
+RUNNING = set()
 SCRATCH_MB = int(os.environ.get("GEM_SCRATCH_MB", "64"))
 
 
 def main():
-    global RUN_NAMESPACES
+    global RUN_NAMESPACES, AHEAD, PREPARE_DEPTH
     # A runner that died before reading its request must not take the zygote with it.
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    # A runner whose keeper was killed comes to us, so we can wait for it to be gone.
+    libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     # Pay for common imports once here; every forked run then finds them already loaded.
     for name in [m for m in os.environ.get("GEM_PRELOAD", "").split(",") if m]:
         try:
@@ -501,10 +632,15 @@ def main():
     # What the zygote holds goes to the permanent generation: a run's collection on its way out then
     # scans only the program's own objects (and forked pages stay shared, not copied by the GC).
     gc.freeze()
-    RUN_NAMESPACES = probe_namespaces()
-    hello = {"ready": True, "python": sys.version.split()[0], "run_namespaces": RUN_NAMESPACES}
+    RUN_NAMESPACES, private_proc = probe_namespaces()
+    depth = max(1, int(os.environ.get("GEM_PREPARE_DEPTH", "1")))
+    # Slots apart by uid need one id per prepared slot, the running one and one on its way out.
+    own_uids = RUN_UID >= 0 and RUN_IDS >= depth + 2
+    AHEAD = RUN_NAMESPACES and (own_uids or private_proc)
+    PREPARE_DEPTH = depth if AHEAD else 1
+    hello = {"ready": True, "python": sys.version.split()[0], "run_namespaces": RUN_NAMESPACES, "prepared_ahead": AHEAD}
     print(json.dumps(hello), file=PROTO_OUT)
-    prepare_next()
+    prepare()
     for raw in PROTO_IN:
         raw = raw.strip()
         if not raw:
@@ -518,7 +654,8 @@ def main():
             reply = {"id": rid, "error": f"zygote: {type(e).__name__}: {e}"}
         print(json.dumps(reply), file=PROTO_OUT)
         # Answer first, then get the next run's processes and namespaces ready while Node works.
-        prepare_next()
+        prepare()
+        reap_exiting(block=False)
 
 
 if __name__ == "__main__":

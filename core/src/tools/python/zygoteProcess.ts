@@ -43,6 +43,8 @@ export interface ZygoteHello {
   ready: true;
   python: string;
   run_namespaces: boolean;
+  /** Whether the next run's processes are made while a run executes (see zygote.py). */
+  prepared_ahead: boolean;
 }
 
 export interface ZygoteSpawn {
