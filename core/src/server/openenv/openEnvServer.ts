@@ -118,7 +118,7 @@ export class OpenEnvServer {
       queued?.();
     });
     ws.on('error', () => undefined);
-    const opened = await this.protocol.openWs(route, sessionId);
+    const opened = this.protocol.openWs(route, sessionId);
     if ('error' in opened) {
       // A refused session gets its error frame, then the close (OpenEnv's clients read the frame first).
       if (!gone) ws.send(JSON.stringify(opened.error), () => ws.close(WS_NORMAL));
@@ -148,20 +148,19 @@ export class OpenEnvServer {
   }
 
   /** `/mcp` as a WebSocket: JSON-RPC requests on one session of its own. */
-  private async serveMcpSocket(ws: WebSocket, route: Route): Promise<void> {
-    let session: OpenEnvSession | undefined;
+  private serveMcpSocket(ws: WebSocket, route: Route): void {
+    let session: OpenEnvSession;
     let chain: Promise<void> = Promise.resolve();
     ws.on('error', () => undefined);
-    const made = this.protocol.createSession(route).then(
-      (s) => (session = s),
-      (e: unknown) => {
-        ws.send(JSON.stringify(rpcError(null, RPC_ERROR.SERVER_ERROR, e instanceof Error ? e.message : String(e))), () => ws.close(WS_NORMAL));
-      },
-    );
+    try {
+      session = this.protocol.createSession(route);
+    } catch (e) {
+      ws.send(JSON.stringify(rpcError(null, RPC_ERROR.SERVER_ERROR, e instanceof Error ? e.message : String(e))), () => ws.close(WS_NORMAL));
+      return;
+    }
+    session.kick = (why) => ws.close(WS_GOING_AWAY, why.slice(0, 120));
     ws.on('message', (data) => {
       chain = chain.then(async () => {
-        await made;
-        if (!session) return;
         session.lastSeen = Date.now();
         let raw: unknown;
         try {
@@ -175,10 +174,7 @@ export class OpenEnvServer {
       });
     });
     ws.on('close', () => {
-      void chain.then(async () => {
-        await made;
-        if (session) await this.protocol.endSession(session, 'MCP WebSocket closed');
-      });
+      void chain.then(() => this.protocol.endSession(session, 'MCP WebSocket closed'));
     });
   }
 }

@@ -155,23 +155,15 @@ export class OpenEnvProtocol {
   // ── sessions ──────────────────────────────────────────────────────────────────────────────────
 
   /**
-   * A new session for `route`, its env made at once when the route or the default names one (an
-   * unknown id fails here, as OpenEnv's env factory does). Throws CapacityError at max_sessions.
+   * A new session for `route`. Its env is made by the first reset (or tool listing), which may bring
+   * the make options the env needs (a math env's dataset); an unknown id fails there as FACTORY_ERROR.
+   * Throws CapacityError at max_sessions.
    */
-  async createSession(route: Route): Promise<OpenEnvSession> {
+  createSession(route: Route): OpenEnvSession {
     if (this.closing) throw new GemError('SERVER_UNAVAILABLE', 'The server is closing.');
     if (this.sessions.size >= this.maxSessions) throw new CapacityError(this.sessions.size, this.maxSessions);
     const session = new OpenEnvSession(randomUUID(), this.tenancy.newScope(), this.ops, this.fallbackFor(route));
     this.sessions.set(session.id, session);
-    const choice = session.fallback;
-    if (choice) {
-      try {
-        await session.ensureEnv(choice);
-      } catch (e) {
-        await this.endSession(session, 'its env could not be made');
-        throw new FactoryError(e);
-      }
-    }
     return session;
   }
 
@@ -189,7 +181,7 @@ export class OpenEnvProtocol {
    * A WebSocket on `/ws`: a fresh session, or with `session_id` the existing one (made on `/mcp`),
    * which stays after the socket goes unless `openenv/session/close` asked for its end meanwhile.
    */
-  async openWs(route: Route, sessionId: string | null): Promise<{ session: OpenEnvSession; owned: boolean } | { error: WsReply }> {
+  openWs(route: Route, sessionId: string | null): { session: OpenEnvSession; owned: boolean } | { error: WsReply } {
     if (sessionId) {
       const s = this.sessions.get(sessionId);
       if (!s) return { error: wsError(WS_ERROR.SESSION_ERROR, `Unknown session_id: ${sessionId}`) };
@@ -199,7 +191,7 @@ export class OpenEnvProtocol {
       return { session: s, owned: false };
     }
     try {
-      const session = await this.createSession(route);
+      const session = this.createSession(route);
       session.attached = true;
       return { session, owned: true };
     } catch (e) {
@@ -312,10 +304,6 @@ export class OpenEnvProtocol {
     if (e instanceof CapacityError) {
       return wsError(WS_ERROR.CAPACITY_REACHED, e.message, { active_sessions: e.active, max_sessions: e.max });
     }
-    if (e instanceof FactoryError) {
-      const { message, extra } = wsErrorFor(e.cause, 'make');
-      return wsError(WS_ERROR.FACTORY_ERROR, message, { factory_name: 'gem-ts make', ...extra });
-    }
     return wsErrorReply(e, 'run');
   }
 
@@ -333,7 +321,7 @@ export class OpenEnvProtocol {
     try {
       switch (method) {
         case 'openenv/session/create':
-          return rpcResult(id, { session_id: ctx.session ? ctx.session.id : (await this.createSession(ctx.route)).id });
+          return rpcResult(id, { session_id: ctx.session ? ctx.session.id : this.createSession(ctx.route).id });
         case 'openenv/session/close':
           return await this.rpcSessionClose(id, params, ctx.session);
         case 'tools/list':
@@ -352,7 +340,6 @@ export class OpenEnvProtocol {
       }
     } catch (e) {
       if (e instanceof CapacityError) return rpcError(id, RPC_ERROR.SERVER_ERROR, e.message, { active_sessions: e.active, max_sessions: e.max });
-      if (e instanceof FactoryError) return rpcError(id, RPC_ERROR.SERVER_ERROR, e.message, { factory_name: 'gem-ts make', ...gemData(e.cause) });
       return rpcError(id, RPC_ERROR.INTERNAL_ERROR, e instanceof Error ? e.message : String(e), gemData(e));
     }
   }
@@ -392,7 +379,7 @@ export class OpenEnvProtocol {
         s.lastSeen = Date.now();
       }
     }
-    const temp = await this.createSession(ctx.route);
+    const temp = this.createSession(ctx.route);
     try {
       return await run(temp);
     } finally {
@@ -464,13 +451,12 @@ export class OpenEnvProtocol {
     if (!choice) return { status: 422, body: httpDetail(noEnvChosen()) };
     let session: OpenEnvSession;
     try {
-      session = await this.createSession({ ...route, envId: choice.envId });
-      await session.ensureEnv(choice);
+      session = this.createSession(route);
     } catch (e) {
-      const cause = e instanceof FactoryError ? e.cause : e;
-      return { status: e instanceof CapacityError ? 503 : httpStatusFor(cause), body: httpDetail(cause) };
+      return { status: e instanceof CapacityError ? 503 : httpStatusFor(e), body: httpDetail(e) };
     }
     try {
+      await session.ensureEnv(choice);
       const first = await session.reset(choice, { seed: data.seed, episodeId: data.episode_id, resetOptions: data.reset_options });
       if (route.endpoint === 'reset') return { status: 200, body: { ...first, metadata: first.metadata ?? null } };
       const result = await this.act(session, data.action!);
@@ -509,13 +495,6 @@ export class CapacityError extends Error {
     readonly max: number,
   ) {
     super(`Server at capacity: ${active} of ${max} OpenEnv sessions are open (the operator raises it with gem-ts serve --openenv-max-sessions).`);
-  }
-}
-
-/** A session's env could not be made (an unknown id, bad options, a quota). */
-export class FactoryError extends Error {
-  constructor(override readonly cause: unknown) {
-    super(cause instanceof Error ? cause.message : String(cause));
   }
 }
 
