@@ -1,14 +1,14 @@
 /**
  * The built-in catalogue as fresh objects: the env ids, the built-in wrappers and the tool wrappers.
- * Each call defines the wrappers into a new WrapperCatalog, so a server, a CLI command or a test owns
- * what it gets and what it adds to it. (The env ids still come from the process's registry, which the
- * env families fill as they load: see index.ts.)
+ * Each call registers them into a new EnvRegistry and a new WrapperCatalog, so a server, a CLI
+ * command or a test owns what it gets and what it adds to it; nothing registers by being imported.
  */
-import { defaultRegistry, EnvRegistry } from '../registry/registry.ts';
+import { DatasetRegistry } from '../data/datasetRegistry.ts';
+import { EnvRegistry } from '../registry/registry.ts';
 import { WrapperCatalog } from '../registry/wrapperCatalog.ts';
 import { registerToolWrappers } from '../tools/registerToolWrappers.ts';
 import { registerBuiltinWrappers } from '../wrappers/builtinWrappers.ts';
-import './index.ts';
+import { registerBuiltinEnvs } from './builtinEnvs.ts';
 
 export interface Catalog {
   envs: EnvRegistry;
@@ -23,10 +23,9 @@ export function builtinWrappers(): WrapperCatalog {
   return wrappers;
 }
 
-/** The built-in envs (an overlay: what the caller registers stays in it) and a new wrapper catalogue. */
+/** A new registry of the built-in envs (with its own, empty datasets) and a new wrapper catalogue. */
 export function builtinCatalog(): Catalog {
-  return {
-    envs: new EnvRegistry({ base: defaultRegistry, label: defaultRegistry.label }),
-    wrappers: builtinWrappers(),
-  };
+  const envs = new EnvRegistry({ datasets: new DatasetRegistry(), label: 'built-in catalog' });
+  registerBuiltinEnvs(envs);
+  return { envs, wrappers: builtinWrappers() };
 }

@@ -1,14 +1,9 @@
 /**
- * Importing this module registers every built-in env into the process's registry (the one env side
- * effect left; wrappers and tool wrappers are defined only by builtinCatalog). Each family registers
- * itself in its own index so that families can grow without touching each other.
+ * The library edge for env ids: importing this module fills the process's registry (`make`,
+ * `listEnvs`, … of registry.ts) with every built-in env, once. Servers and the CLI build their own
+ * catalogue with builtinCatalog() instead.
  */
-import './games/index.ts';
-import './math/index.ts';
-import './code/index.ts';
-import './logic/index.ts';
-import './qa/index.ts';
-import './reasoning/index.ts';
-import './eval/index.ts';
-import './multi/index.ts';
-import './webshop/index.ts';
+import { defaultRegistry } from '../registry/registry.ts';
+import { registerBuiltinEnvs } from './builtinEnvs.ts';
+
+registerBuiltinEnvs(defaultRegistry);

@@ -10,8 +10,9 @@
  * tables): `resolveOptions` binds a dataset option to those rows in the calling thread, so worker
  * threads, which never see the registry, get the data itself (data/datasetBinding.ts).
  *
- * `defaultRegistry` is the process's catalog: the built-in envs register into it as their modules
- * load, and so does in-process TypeScript code through the module-level `register` — the library edge.
+ * `defaultRegistry` is the process's catalog, the library edge: envs/index.ts fills it with the
+ * built-in envs once, and in-process TypeScript code registers into it through the module-level
+ * `register`. Servers and the CLI use their own registries (envs/builtinCatalog.ts).
  */
 import { GemError, UnknownEnvError } from '../core/errors.ts';
 import type { Env } from '../core/env.ts';

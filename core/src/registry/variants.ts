@@ -2,9 +2,10 @@
 import type { z } from 'zod';
 import type { Env } from '../core/env.ts';
 import type { EnvSpec } from '../core/spec.ts';
-import { register } from './registry.ts';
+import type { EnvRegistry } from './registry.ts';
 
-export function registerVariants<O extends Record<string, unknown>>(args: {
+/** Registers the variants into `registry` and returns their ids. */
+export function registerVariants<O extends Record<string, unknown>>(registry: EnvRegistry, args: {
   /** Id stem, e.g. `game:GuessTheNumber-v0`; each variant key is appended as `-<key>` ('' = the stem). */
   stem: string;
   description: string;
@@ -16,7 +17,7 @@ export function registerVariants<O extends Record<string, unknown>>(args: {
   const ids: string[] = [];
   for (const [variant, defaults] of Object.entries(args.variants)) {
     const id = variant ? `${args.stem}-${variant}` : args.stem;
-    register<O>({ id, description: args.description, schema: args.schema, defaults, create: args.create, cpuBound: args.cpuBound });
+    registry.register<O>({ id, description: args.description, schema: args.schema, defaults, create: args.create, cpuBound: args.cpuBound });
     ids.push(id);
   }
   return ids;

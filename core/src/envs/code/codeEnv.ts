@@ -14,7 +14,7 @@ import { datasetOptionFields, datasetSourceFor } from '../../data/datasetOptions
 import { lastCodeBlock, parseTestCases, selectTests, type TestCase } from '../../data/graders/code/testCases.ts';
 import { runTests, type RunProgram } from '../../data/graders/code/runTests.ts';
 import type { TaskDatasetEntry } from '../../data/taskCatalog.ts';
-import { register } from '../../registry/registry.ts';
+import type { EnvRegistry } from '../../registry/registry.ts';
 import type { AttributeTable } from '../../core/envAttributes.ts';
 import { runSandboxed } from '../../tools/python/sandbox.ts';
 
@@ -105,8 +105,8 @@ export class CodeEnv extends DatasetEnv<CodeProblem> {
   }
 }
 
-export function registerCode(entry: TaskDatasetEntry): void {
-  register<CodeOptions>({
+export function registerCode(registry: EnvRegistry, entry: TaskDatasetEntry): void {
+  registry.register<CodeOptions>({
     id: entry.id,
     description: entry.description,
     schema: CodeOptions,

@@ -3,13 +3,16 @@
  * as their training kin, in evaluation mode (file order, no shuffle), registered last as in GEM.
  */
 import { TASK_DATASETS } from '../../data/taskCatalog.ts';
+import type { EnvRegistry } from '../../registry/registry.ts';
 import { registerCode } from '../code/codeEnv.ts';
 import { registerMath } from '../math/mathEnv.ts';
 import { registerQa } from '../qa/qaEnv.ts';
 
-for (const entry of TASK_DATASETS) {
-  if (!entry.id.startsWith('eval:')) continue;
-  if (entry.kind === 'math') registerMath(entry);
-  else if (entry.kind === 'code') registerCode(entry);
-  else registerQa(entry);
+export function registerEvalSets(registry: EnvRegistry): void {
+  for (const entry of TASK_DATASETS) {
+    if (!entry.id.startsWith('eval:')) continue;
+    if (entry.kind === 'math') registerMath(registry, entry);
+    else if (entry.kind === 'code') registerCode(registry, entry);
+    else registerQa(registry, entry);
+  }
 }

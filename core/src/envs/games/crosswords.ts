@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { BaseEnv } from '../../core/baseEnv.ts';
 import { GemError } from '../../core/errors.ts';
+import type { EnvRegistry } from '../../registry/registry.ts';
 import { registerVariants } from '../../registry/variants.ts';
 import type { ResetResult, StepResult } from '../../core/env.ts';
 import { GameReward, formatErrorStep, lastBoxedMatch, turnLimitStep } from './common.ts';
@@ -174,14 +175,16 @@ export class Crosswords extends BaseEnv<State> {
   }
 }
 
-registerVariants({
-  stem: 'game:Crosswords-v0',
-  description: 'Fill a small crossword from clues, one letter per turn.',
-  schema: CrosswordsOptions,
-  create: (o, _spec, seed) => new Crosswords(o, seed),
-  variants: {
-    easy: { hardcore: false, num_words: 3, max_turns: 30 },
-    hard: { hardcore: true, num_words: 3, max_turns: 40 },
-    random: { random: true, num_words: 3, max_turns: 20 },
-  },
-});
+export function registerCrosswords(registry: EnvRegistry): string[] {
+  return registerVariants(registry, {
+    stem: 'game:Crosswords-v0',
+    description: 'Fill a small crossword from clues, one letter per turn.',
+    schema: CrosswordsOptions,
+    create: (o, _spec, seed) => new Crosswords(o, seed),
+    variants: {
+      easy: { hardcore: false, num_words: 3, max_turns: 30 },
+      hard: { hardcore: true, num_words: 3, max_turns: 40 },
+      random: { random: true, num_words: 3, max_turns: 20 },
+    },
+  });
+}

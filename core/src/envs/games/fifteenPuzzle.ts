@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { BaseEnv } from '../../core/baseEnv.ts';
 import type { Rng } from '../../core/rng.ts';
+import type { EnvRegistry } from '../../registry/registry.ts';
 import { registerVariants } from '../../registry/variants.ts';
 import type { ResetResult, StepResult } from '../../core/env.ts';
 import { GameReward, turnLimitStep } from './common.ts';
@@ -204,14 +205,16 @@ export function renderFifteen(board: readonly number[], n: number): string {
   return rows.join('\n');
 }
 
-registerVariants({
-  stem: 'game:FifteenPuzzle-v0',
-  description: 'Slide numbered tiles into order on a 2×2 to 4×4 board.',
-  schema: FifteenPuzzleOptions,
-  create: (o, _spec, seed) => new FifteenPuzzle(o, seed),
-  variants: {
-    random: { random: true },
-    easy: { num_rows: 2, max_turns: 10 },
-    hard: { num_rows: 4, max_turns: 50 },
-  },
-});
+export function registerFifteenPuzzle(registry: EnvRegistry): string[] {
+  return registerVariants(registry, {
+    stem: 'game:FifteenPuzzle-v0',
+    description: 'Slide numbered tiles into order on a 2×2 to 4×4 board.',
+    schema: FifteenPuzzleOptions,
+    create: (o, _spec, seed) => new FifteenPuzzle(o, seed),
+    variants: {
+      random: { random: true },
+      easy: { num_rows: 2, max_turns: 10 },
+      hard: { num_rows: 4, max_turns: 50 },
+    },
+  });
+}

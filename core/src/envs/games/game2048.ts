@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { BaseEnv } from '../../core/baseEnv.ts';
 import type { Rng } from '../../core/rng.ts';
+import type { EnvRegistry } from '../../registry/registry.ts';
 import { registerVariants } from '../../registry/variants.ts';
 import type { ResetResult, StepResult } from '../../core/env.ts';
 import { GameReward, turnLimitStep } from './common.ts';
@@ -185,15 +186,17 @@ export function render2048(board: readonly number[], n: number, target: number):
   return rows.join('\n');
 }
 
-registerVariants({
-  stem: 'game:Game2048-v0',
-  description: 'Merge tiles on a 2048 board until one reaches the target.',
-  schema: Game2048Options,
-  create: (o, _spec, seed) => new Game2048(o, seed),
-  variants: {
-    easy: { target_tile: 64, max_turns: 50 },
-    hard: { target_tile: 512, max_turns: 50 },
-    'extreme-hard': { target_tile: 2048, max_turns: 100 },
-    random: { random: true },
-  },
-});
+export function registerGame2048(registry: EnvRegistry): string[] {
+  return registerVariants(registry, {
+    stem: 'game:Game2048-v0',
+    description: 'Merge tiles on a 2048 board until one reaches the target.',
+    schema: Game2048Options,
+    create: (o, _spec, seed) => new Game2048(o, seed),
+    variants: {
+      easy: { target_tile: 64, max_turns: 50 },
+      hard: { target_tile: 512, max_turns: 50 },
+      'extreme-hard': { target_tile: 2048, max_turns: 100 },
+      random: { random: true },
+    },
+  });
+}

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { BaseEnv } from '../../core/baseEnv.ts';
+import type { EnvRegistry } from '../../registry/registry.ts';
 import { registerVariants } from '../../registry/variants.ts';
 import type { ResetResult, StepResult } from '../../core/env.ts';
 import { GameReward, formatErrorStep, lastBoxedMatch, turnLimitStep } from './common.ts';
@@ -108,16 +109,18 @@ export class GuessTheNumber extends BaseEnv<State> {
   }
 }
 
-registerVariants({
-  stem: 'game:GuessTheNumber-v0',
-  description: 'Guess a hidden number with higher/lower hints.',
-  schema: GuessTheNumberOptions,
-  create: (o, _spec, seed) => new GuessTheNumber(o, seed),
-  variants: {
-    easy: { min_number: 1, max_number: 10, max_turns: 4 },
-    hard: { min_number: 1, max_number: 50, max_turns: 7 },
-    random: { random: true },
-    // Legacy id that GEM's own training examples still use (1–20, 10 turns).
-    '': { min_number: 1, max_number: 20, max_turns: 10 },
-  },
-});
+export function registerGuessTheNumber(registry: EnvRegistry): string[] {
+  return registerVariants(registry, {
+    stem: 'game:GuessTheNumber-v0',
+    description: 'Guess a hidden number with higher/lower hints.',
+    schema: GuessTheNumberOptions,
+    create: (o, _spec, seed) => new GuessTheNumber(o, seed),
+    variants: {
+      easy: { min_number: 1, max_number: 10, max_turns: 4 },
+      hard: { min_number: 1, max_number: 50, max_turns: 7 },
+      random: { random: true },
+      // Legacy id that GEM's own training examples still use (1–20, 10 turns).
+      '': { min_number: 1, max_number: 20, max_turns: 10 },
+    },
+  });
+}

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { BaseEnv } from '../../core/baseEnv.ts';
+import type { EnvRegistry } from '../../registry/registry.ts';
 import { registerVariants } from '../../registry/variants.ts';
 import type { ResetResult, StepResult } from '../../core/env.ts';
 import { GameReward, formatErrorStep, lastBoxedMatch, turnLimitStep } from './common.ts';
@@ -148,14 +149,16 @@ export class Hangman extends BaseEnv<State> {
   }
 }
 
-registerVariants({
-  stem: 'game:Hangman-v0',
-  description: 'Uncover a hidden word letter by letter, then name it.',
-  schema: HangmanOptions,
-  create: (o, _spec, seed) => new Hangman(o, seed),
-  variants: {
-    easy: { word_length: 3, max_turns: 10 },
-    hard: { word_length: 7, max_turns: 20 },
-    random: { random: true },
-  },
-});
+export function registerHangman(registry: EnvRegistry): string[] {
+  return registerVariants(registry, {
+    stem: 'game:Hangman-v0',
+    description: 'Uncover a hidden word letter by letter, then name it.',
+    schema: HangmanOptions,
+    create: (o, _spec, seed) => new Hangman(o, seed),
+    variants: {
+      easy: { word_length: 3, max_turns: 10 },
+      hard: { word_length: 7, max_turns: 20 },
+      random: { random: true },
+    },
+  });
+}

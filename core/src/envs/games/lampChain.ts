@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import { BaseEnv } from '../../core/baseEnv.ts';
+import type { EnvRegistry } from '../../registry/registry.ts';
 import { registerVariants } from '../../registry/variants.ts';
 import type { ResetResult, StepResult } from '../../core/env.ts';
 import { formatErrorStep, lastBoxedMatch } from './common.ts';
@@ -84,13 +85,15 @@ export class LampChain extends BaseEnv<State> {
   }
 }
 
-registerVariants({
-  stem: 'game:LampChain-v0',
-  description: 'Press the lit lamp every turn: a dense per-turn reward, each turn depending on the one before.',
-  schema: LampChainOptions,
-  create: (o, _spec, seed) => new LampChain(o, seed),
-  variants: {
-    '': { num_lamps: 3, num_turns: 5 },
-    hard: { num_lamps: 4, num_turns: 8 },
-  },
-});
+export function registerLampChain(registry: EnvRegistry): string[] {
+  return registerVariants(registry, {
+    stem: 'game:LampChain-v0',
+    description: 'Press the lit lamp every turn: a dense per-turn reward, each turn depending on the one before.',
+    schema: LampChainOptions,
+    create: (o, _spec, seed) => new LampChain(o, seed),
+    variants: {
+      '': { num_lamps: 3, num_turns: 5 },
+      hard: { num_lamps: 4, num_turns: 8 },
+    },
+  });
+}

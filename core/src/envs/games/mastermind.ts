@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { BaseEnv } from '../../core/baseEnv.ts';
+import type { EnvRegistry } from '../../registry/registry.ts';
 import { registerVariants } from '../../registry/variants.ts';
 import type { ResetResult, StepResult } from '../../core/env.ts';
 import { GameReward, formatErrorStep, lastBoxedMatch, turnLimitStep } from './common.ts';
@@ -154,16 +155,18 @@ export class Mastermind extends BaseEnv<State> {
   }
 }
 
-registerVariants({
-  stem: 'game:Mastermind-v0',
-  description: 'Crack a secret digit code from black/white peg feedback.',
-  schema: MastermindOptions,
-  create: (o, _spec, seed) => new Mastermind(o, seed),
-  variants: {
-    easy: { code_length: 2, num_numbers: 6, max_turns: 10 },
-    hard: { code_length: 4, num_numbers: 8, max_turns: 30 },
-    random: { random: true },
-    // Legacy id from GEM's README: 4 digits of 1–6, 20 turns.
-    '': { code_length: 4, num_numbers: 6, max_turns: 20 },
-  },
-});
+export function registerMastermind(registry: EnvRegistry): string[] {
+  return registerVariants(registry, {
+    stem: 'game:Mastermind-v0',
+    description: 'Crack a secret digit code from black/white peg feedback.',
+    schema: MastermindOptions,
+    create: (o, _spec, seed) => new Mastermind(o, seed),
+    variants: {
+      easy: { code_length: 2, num_numbers: 6, max_turns: 10 },
+      hard: { code_length: 4, num_numbers: 8, max_turns: 30 },
+      random: { random: true },
+      // Legacy id from GEM's README: 4 digits of 1–6, 20 turns.
+      '': { code_length: 4, num_numbers: 6, max_turns: 20 },
+    },
+  });
+}

@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { BaseEnv } from '../../core/baseEnv.ts';
+import type { EnvRegistry } from '../../registry/registry.ts';
 import { registerVariants } from '../../registry/variants.ts';
 import type { ResetResult, StepResult } from '../../core/env.ts';
 import { GameReward, formatErrorStep, lastBoxedMatch, turnLimitStep } from './common.ts';
@@ -234,16 +235,18 @@ export class Minesweeper extends BaseEnv<State> {
   }
 }
 
-registerVariants({
-  stem: 'game:Minesweeper-v0',
-  description: 'Open every safe cell of a Minesweeper board and flag the mines.',
-  schema: MinesweeperOptions,
-  create: (o, _spec, seed) => new Minesweeper(o, seed),
-  variants: {
-    easy: { rows: 5, cols: 5, num_mines: 5, max_turns: 25 },
-    hard: { rows: 8, cols: 8, num_mines: 12, max_turns: 64 },
-    random: { random: true },
-    // Legacy id from GEM's README: 8×8, 10 mines, 100 turns.
-    '': { rows: 8, cols: 8, num_mines: 10, max_turns: 100 },
-  },
-});
+export function registerMinesweeper(registry: EnvRegistry): string[] {
+  return registerVariants(registry, {
+    stem: 'game:Minesweeper-v0',
+    description: 'Open every safe cell of a Minesweeper board and flag the mines.',
+    schema: MinesweeperOptions,
+    create: (o, _spec, seed) => new Minesweeper(o, seed),
+    variants: {
+      easy: { rows: 5, cols: 5, num_mines: 5, max_turns: 25 },
+      hard: { rows: 8, cols: 8, num_mines: 12, max_turns: 64 },
+      random: { random: true },
+      // Legacy id from GEM's README: 8×8, 10 mines, 100 turns.
+      '': { rows: 8, cols: 8, num_mines: 10, max_turns: 100 },
+    },
+  });
+}

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { BaseEnv } from '../../core/baseEnv.ts';
+import type { EnvRegistry } from '../../registry/registry.ts';
 import { registerVariants } from '../../registry/variants.ts';
 import type { ResetResult, StepResult } from '../../core/env.ts';
 import { GameReward, turnLimitStep } from './common.ts';
@@ -146,14 +147,16 @@ export function renderSokoban(s: Pick<State, 'height' | 'width' | 'walls' | 'tar
   return rows.join('\n');
 }
 
-registerVariants({
-  stem: 'game:Sokoban-v0',
-  description: 'Push boxes onto targets in a generated room that is always solvable.',
-  schema: SokobanOptions,
-  create: (o, _spec, seed) => new Sokoban(o, seed),
-  variants: {
-    easy: { dim_room: [6, 6], num_boxes: 2, max_turns: 20 },
-    hard: { dim_room: [8, 8], num_boxes: 4, max_turns: 50 },
-    random: { random: true },
-  },
-});
+export function registerSokoban(registry: EnvRegistry): string[] {
+  return registerVariants(registry, {
+    stem: 'game:Sokoban-v0',
+    description: 'Push boxes onto targets in a generated room that is always solvable.',
+    schema: SokobanOptions,
+    create: (o, _spec, seed) => new Sokoban(o, seed),
+    variants: {
+      easy: { dim_room: [6, 6], num_boxes: 2, max_turns: 20 },
+      hard: { dim_room: [8, 8], num_boxes: 4, max_turns: 50 },
+      random: { random: true },
+    },
+  });
+}

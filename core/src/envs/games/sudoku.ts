@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { BaseEnv } from '../../core/baseEnv.ts';
+import type { EnvRegistry } from '../../registry/registry.ts';
 import { registerVariants } from '../../registry/variants.ts';
 import type { ResetResult, StepResult } from '../../core/env.ts';
 import { GameReward, formatErrorStep, lastBoxedMatch, turnLimitStep } from './common.ts';
@@ -144,14 +145,16 @@ export function renderSudoku(board: readonly number[], size: number): string {
   return lines.join('\n');
 }
 
-registerVariants({
-  stem: 'game:Sudoku-v0',
-  description: 'Fill a 4×4 or 9×9 Sudoku with a unique solution, one digit per turn.',
-  schema: SudokuOptions,
-  create: (o, _spec, seed) => new Sudoku(o, seed),
-  variants: {
-    easy: { scale: 4, clues: 10, max_turns: 15 },
-    hard: { scale: 9, clues: 50, max_turns: 50 },
-    random: { random: true },
-  },
-});
+export function registerSudoku(registry: EnvRegistry): string[] {
+  return registerVariants(registry, {
+    stem: 'game:Sudoku-v0',
+    description: 'Fill a 4×4 or 9×9 Sudoku with a unique solution, one digit per turn.',
+    schema: SudokuOptions,
+    create: (o, _spec, seed) => new Sudoku(o, seed),
+    variants: {
+      easy: { scale: 4, clues: 10, max_turns: 15 },
+      hard: { scale: 9, clues: 50, max_turns: 50 },
+      random: { random: true },
+    },
+  });
+}

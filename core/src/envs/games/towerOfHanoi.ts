@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { BaseEnv } from '../../core/baseEnv.ts';
+import type { EnvRegistry } from '../../registry/registry.ts';
 import { registerVariants } from '../../registry/variants.ts';
 import type { ResetResult, StepResult } from '../../core/env.ts';
 import { GameReward, formatErrorStep, lastBoxedMatch, turnLimitStep } from './common.ts';
@@ -124,14 +125,16 @@ export class TowerOfHanoi extends BaseEnv<State> {
   }
 }
 
-registerVariants({
-  stem: 'game:TowerofHanoi-v0',
-  description: 'Move a tower of disks from peg A to peg C, never a larger disk onto a smaller one.',
-  schema: TowerOfHanoiOptions,
-  create: (o, _spec, seed) => new TowerOfHanoi(o, seed),
-  variants: {
-    easy: { num_disks: 3, max_turns: 10 },
-    hard: { num_disks: 5, max_turns: 35 },
-    random: { random: true },
-  },
-});
+export function registerTowerOfHanoi(registry: EnvRegistry): string[] {
+  return registerVariants(registry, {
+    stem: 'game:TowerofHanoi-v0',
+    description: 'Move a tower of disks from peg A to peg C, never a larger disk onto a smaller one.',
+    schema: TowerOfHanoiOptions,
+    create: (o, _spec, seed) => new TowerOfHanoi(o, seed),
+    variants: {
+      easy: { num_disks: 3, max_turns: 10 },
+      hard: { num_disks: 5, max_turns: 35 },
+      random: { random: true },
+    },
+  });
+}

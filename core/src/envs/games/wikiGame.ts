@@ -15,6 +15,7 @@ import { z } from 'zod';
 import { GemError } from '../../core/errors.ts';
 import type { Info, ResetOptions, ResetResult, StepResult } from '../../core/env.ts';
 import { SeededEnv } from '../../core/seededEnv.ts';
+import type { EnvRegistry } from '../../registry/registry.ts';
 import { registerVariants } from '../../registry/variants.ts';
 import { lastBoxed } from './common.ts';
 import { KiwixBackend } from './wiki/kiwix.ts';
@@ -278,13 +279,15 @@ export class WikiGame extends SeededEnv<State> {
   }
 }
 
-registerVariants({
-  stem: 'game:WikiGame-v0',
-  description: 'Reach a target encyclopedia page by following links (offline link graph by default; Kiwix or MediaWiki optional).',
-  schema: WikiGameOptions,
-  create: (o, _spec, seed) => new WikiGame(o, seed),
-  variants: {
-    easy: { max_turns: 30 },
-    hard: { max_turns: 15 },
-  },
-});
+export function registerWikiGame(registry: EnvRegistry): string[] {
+  return registerVariants(registry, {
+    stem: 'game:WikiGame-v0',
+    description: 'Reach a target encyclopedia page by following links (offline link graph by default; Kiwix or MediaWiki optional).',
+    schema: WikiGameOptions,
+    create: (o, _spec, seed) => new WikiGame(o, seed),
+    variants: {
+      easy: { max_turns: 30 },
+      hard: { max_turns: 15 },
+    },
+  });
+}

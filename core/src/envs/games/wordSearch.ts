@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { BaseEnv } from '../../core/baseEnv.ts';
 import type { Rng } from '../../core/rng.ts';
+import type { EnvRegistry } from '../../registry/registry.ts';
 import { registerVariants } from '../../registry/variants.ts';
 import type { ResetResult, StepResult } from '../../core/env.ts';
 import { GameReward, formatErrorStep, lastBoxedMatch, turnLimitStep } from './common.ts';
@@ -193,14 +194,16 @@ export class WordSearch extends BaseEnv<State> {
   }
 }
 
-registerVariants({
-  stem: 'game:WordSearch-v0',
-  description: 'Find words hidden across or down in a grid of letters.',
-  schema: WordSearchOptions,
-  create: (o, _spec, seed) => new WordSearch(o, seed),
-  variants: {
-    easy: { hardcore: false, num_words: 5, max_turns: 20 },
-    hard: { hardcore: true, num_words: 5, max_turns: 20 },
-    random: { random: true, num_words: 5, max_turns: 20 },
-  },
-});
+export function registerWordSearch(registry: EnvRegistry): string[] {
+  return registerVariants(registry, {
+    stem: 'game:WordSearch-v0',
+    description: 'Find words hidden across or down in a grid of letters.',
+    schema: WordSearchOptions,
+    create: (o, _spec, seed) => new WordSearch(o, seed),
+    variants: {
+      easy: { hardcore: false, num_words: 5, max_turns: 20 },
+      hard: { hardcore: true, num_words: 5, max_turns: 20 },
+      random: { random: true, num_words: 5, max_turns: 20 },
+    },
+  });
+}

@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import { BaseEnv } from '../../core/baseEnv.ts';
+import type { EnvRegistry } from '../../registry/registry.ts';
 import { registerVariants } from '../../registry/variants.ts';
 import type { ResetResult, StepResult } from '../../core/env.ts';
 import { GameReward, formatErrorStep, lastBoxedMatch, turnLimitStep } from './common.ts';
@@ -146,16 +147,18 @@ function isDictionaryWord(upper: string): boolean {
   return dictionary.has(upper.toLowerCase());
 }
 
-registerVariants({
-  stem: 'game:Wordle-v0',
-  description: 'Find a secret word from green/yellow/grey letter feedback.',
-  schema: WordleOptions,
-  create: (o, _spec, seed) => new Wordle(o, seed),
-  variants: {
-    easy: { word_length: 3, max_turns: 15 },
-    hard: { word_length: 5, max_turns: 25 },
-    random: { random: true },
-    // Legacy id from GEM's README; GEM later renamed it to -hard, so it keeps the hard preset.
-    '': { word_length: 5, max_turns: 25 },
-  },
-});
+export function registerWordle(registry: EnvRegistry): string[] {
+  return registerVariants(registry, {
+    stem: 'game:Wordle-v0',
+    description: 'Find a secret word from green/yellow/grey letter feedback.',
+    schema: WordleOptions,
+    create: (o, _spec, seed) => new Wordle(o, seed),
+    variants: {
+      easy: { word_length: 3, max_turns: 15 },
+      hard: { word_length: 5, max_turns: 25 },
+      random: { random: true },
+      // Legacy id from GEM's README; GEM later renamed it to -hard, so it keeps the hard preset.
+      '': { word_length: 5, max_turns: 25 },
+    },
+  });
+}

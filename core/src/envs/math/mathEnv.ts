@@ -16,7 +16,7 @@ import { applyPromptTemplate, datasetOptionFields, datasetSourceFor, promptTempl
 import { gradeMathResponse, type MathGraderOptions } from '../../data/graders/math/mathGrader.ts';
 import type { ResetOptions, ResetResult } from '../../core/env.ts';
 import type { TaskDatasetEntry } from '../../data/taskCatalog.ts';
-import { register } from '../../registry/registry.ts';
+import type { EnvRegistry } from '../../registry/registry.ts';
 import type { AttributeTable } from '../../core/envAttributes.ts';
 
 export const FORMAT_ERROR_REWARD = -0.1;
@@ -115,8 +115,8 @@ export class MathEnv extends DatasetEnv<MathProblem> {
   }
 }
 
-export function registerMath(entry: TaskDatasetEntry): void {
-  register<MathOptions>({
+export function registerMath(registry: EnvRegistry, entry: TaskDatasetEntry): void {
+  registry.register<MathOptions>({
     id: entry.id,
     description: entry.description,
     schema: MathOptions,

@@ -7,6 +7,7 @@
  * loses (winner +1, loser −1). No wild faces.
  */
 import { z } from 'zod';
+import type { EnvRegistry } from '../../registry/registry.ts';
 import { registerVariants } from '../../registry/variants.ts';
 import { lastBoxed } from '../games/common.ts';
 import { MultiReward, TurnBasedGame, TurnBasedOptions, type MoveResult } from '../../multiagent/turnBasedGame.ts';
@@ -122,10 +123,12 @@ export class LiarsDice extends TurnBasedGame<Table, LiarsDiceOptions> {
   }
 }
 
-registerVariants({
-  stem: 'multi:LiarsDice-v0',
-  description: "Two-player Liar's Dice: bid on hidden dice or call a bluff (each player sees only their own dice).",
-  schema: LiarsDiceOptions,
-  create: (o, _spec, seed) => new LiarsDice(o, seed),
-  variants: { '': {} },
-});
+export function registerLiarsDice(registry: EnvRegistry): string[] {
+  return registerVariants(registry, {
+    stem: 'multi:LiarsDice-v0',
+    description: "Two-player Liar's Dice: bid on hidden dice or call a bluff (each player sees only their own dice).",
+    schema: LiarsDiceOptions,
+    create: (o, _spec, seed) => new LiarsDice(o, seed),
+    variants: { '': {} },
+  });
+}

@@ -4,6 +4,7 @@
  * is a draw (0 each). Option `first`: who opens ('X', 'O' or 'random', drawn from the seed).
  */
 import { z } from 'zod';
+import type { EnvRegistry } from '../../registry/registry.ts';
 import { registerVariants } from '../../registry/variants.ts';
 import { lastBoxedMatch } from '../games/common.ts';
 import { MultiReward, TurnBasedGame, TurnBasedOptions, type MoveResult } from '../../multiagent/turnBasedGame.ts';
@@ -84,10 +85,12 @@ export class TicTacToe extends TurnBasedGame<Board, TicTacToeOptions> {
   }
 }
 
-registerVariants({
-  stem: 'multi:TicTacToe-v0',
-  description: 'Two-player TicTacToe (X and O take turns at one env; per-player rewards in info).',
-  schema: TicTacToeOptions,
-  create: (o, _spec, seed) => new TicTacToe(o, seed),
-  variants: { '': {} },
-});
+export function registerTicTacToe(registry: EnvRegistry): string[] {
+  return registerVariants(registry, {
+    stem: 'multi:TicTacToe-v0',
+    description: 'Two-player TicTacToe (X and O take turns at one env; per-player rewards in info).',
+    schema: TicTacToeOptions,
+    create: (o, _spec, seed) => new TicTacToe(o, seed),
+    variants: { '': {} },
+  });
+}

@@ -12,7 +12,7 @@ import type { DatasetSource } from '../../data/datasetSource.ts';
 import { lastAnswerTag } from '../../data/graders/qa/exactMatch.ts';
 import { matchesAnyGold, readGolds, type Gold } from '../../data/graders/qa/goldAnswers.ts';
 import { lastBoxed } from '../../data/graders/lastBoxed.ts';
-import { register } from '../../registry/registry.ts';
+import type { EnvRegistry } from '../../registry/registry.ts';
 import type { AttributeTable } from '../../core/envAttributes.ts';
 import type { TaskDatasetEntry } from '../../data/taskCatalog.ts';
 import { datasetOptionFields, datasetSourceFor } from '../../data/datasetOptions.ts';
@@ -94,8 +94,8 @@ export class QaEnv extends DatasetEnv<QaProblem> {
   }
 }
 
-export function registerQa(entry: TaskDatasetEntry): void {
-  register<QaOptions>({
+export function registerQa(registry: EnvRegistry, entry: TaskDatasetEntry): void {
+  registry.register<QaOptions>({
     id: entry.id,
     description: entry.description,
     schema: QaOptions,

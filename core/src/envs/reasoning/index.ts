@@ -1,4 +1,2 @@
 /** GEM's rg:* ids (reference/gem.md §2.7): one per task of the pinned reasoning-gym package. */
-import { registerReasoningGym } from './reasoningGymEnv.ts';
-
-registerReasoningGym();
+export { registerReasoningGym } from './reasoningGymEnv.ts';

@@ -17,7 +17,7 @@ import { ResetNeededError } from '../../core/errors.ts';
 import { SingleTurnTask, readIdxOption, type Graded, type Picked } from '../../core/singleTurnTask.ts';
 import type { EnvSpec } from '../../core/spec.ts';
 import { lastBoxed } from '../../data/graders/lastBoxed.ts';
-import { register } from '../../registry/registry.ts';
+import type { EnvRegistry } from '../../registry/registry.ts';
 import { getReasoningGymWorker, type ProblemKey, type ReasoningGymWorker } from './reasoningGymWorker.ts';
 
 export const DEFAULT_RG_SEED = 42;
@@ -104,7 +104,7 @@ export class ReasoningGymEnv extends SingleTurnTask<string, ProblemKey> {
 }
 
 /** Registers rg:<task> for every task of the pinned reasoning-gym. */
-export function registerReasoningGym(): string[] {
+export function registerReasoningGym(registry: EnvRegistry): string[] {
   const { tasks } = reasoningGymTasks();
   for (const name of tasks) {
     const schema =
@@ -114,7 +114,7 @@ export function registerReasoningGym(): string[] {
             path: ['config'],
           })
         : ReasoningGymOptions;
-    register<ReasoningGymOptions>({
+    registry.register<ReasoningGymOptions>({
       id: `rg:${name}`,
       description: `reasoning-gym task '${name}', generated and scored by the reasoning-gym package.`,
       schema: schema as z.ZodType<ReasoningGymOptions>,
