@@ -97,7 +97,7 @@ ERROR_KINDS: Dict[str, str] = {
 
 #: Every field a request of each op may carry (the server rejects any other).
 REQUEST_FIELDS: Dict[str, frozenset[str]] = {
-    "hello": frozenset({"v", "id", "op", "client", "token"}),
+    "hello": frozenset({"v", "id", "op", "client", "token", "resume"}),
     "ping": frozenset({"v", "id", "op"}),
     "list_envs": frozenset({"v", "id", "op", "filter", "verbose"}),
     "spec": frozenset({"v", "id", "op", "env_id", "handle"}),
@@ -145,6 +145,7 @@ class _HelloRequestRequired(TypedDict):
 class HelloRequest(_HelloRequestRequired, total=False):
     client: Dict[str, Any]
     token: str
+    resume: str
 
 
 class PingRequest(TypedDict):
@@ -354,7 +355,7 @@ class HelloReplyLimits(TypedDict):
     memory_headroom_bytes: float
 
 
-class HelloReply(TypedDict):
+class _HelloReplyRequired(TypedDict):
     v: Literal[1]
     id: Optional[int]
     ok: Literal[True]
@@ -362,6 +363,10 @@ class HelloReply(TypedDict):
     server: HelloReplyServer
     limits: HelloReplyLimits
     boot_id: str
+
+
+class HelloReply(_HelloReplyRequired, total=False):
+    resume: str
 
 
 class PingReply(TypedDict):

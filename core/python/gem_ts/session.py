@@ -30,6 +30,7 @@ from .errors import (
     RequestTimeoutError,
     ResetNeededError,
     ServerUnavailableError,
+    UnauthorizedError,
     UnknownHandleError,
     error_from_wire,
 )
@@ -81,7 +82,11 @@ def _no_body(header: Header, body: Optional[bytes]) -> Header:
 
 
 class Handle(int):
-    """A server handle id that remembers the server boot it belongs to (an ``int`` on the wire)."""
+    """A server handle id that remembers the server boot it belongs to (an ``int`` on the wire).
+
+    It copies and pickles with its boot and size. It stays a name in the session that made it: the
+    server answers ``UnknownHandleError`` to any other client (another process included) that sends
+    it, exactly as for a closed handle, so unpickling one elsewhere reaches no env."""
 
     boot_id: str
     num_envs: int
@@ -91,6 +96,9 @@ class Handle(int):
         h.boot_id = boot_id
         h.num_envs = num_envs
         return h
+
+    def __reduce__(self) -> Tuple[Any, Tuple[int, str, int]]:
+        return (Handle, (int(self), self.boot_id, self.num_envs))
 
 
 class Call(Generic[T]):
@@ -162,6 +170,9 @@ class Session:
         self.pending: Dict[int, Call[Any]] = {}
         self._pings: Set[int] = set()
         self.boot_id = ""
+        #: The secret the server gave this session in hello: a later connection presents it (with the
+        #: token) to get the same session, and so its handles, back.
+        self.resume: Optional[str] = None
         self.server_info: Dict[str, Any] = {}
         self.limits: Dict[str, Any] = {}
         self.heartbeat_s = 1.0
@@ -181,6 +192,8 @@ class Session:
         fields: Header = {"client": self.client_info}
         if self.token:
             fields["token"] = self.token
+        if self.resume:
+            fields["resume"] = self.resume
         timeout = self.liveness_timeout if self.timeout is None else min(self.timeout, self.liveness_timeout)
         return Call("hello", fields, decode=self._on_hello, timeout=timeout)
 
@@ -191,12 +204,29 @@ class Session:
             if self.boot_id and self.on_new_boot is not None:
                 self.replays = self.on_new_boot()
         self.boot_id = boot
+        resume = header.get("resume")
+        self.resume = resume if isinstance(resume, str) else None
         self.server_info = header["server"]
         self.limits = header["limits"]
         self.heartbeat_s = max(0.05, self.limits.get("heartbeat_ms", 5000) / 1000.0)
         self.inline_max_rows = int(self.limits.get("inline_max_rows", 64))
         self.needs_hello = False
         return header  # type: ignore[return-value]
+
+    def hello_again(self, call: Call[Any], err: BaseException) -> bool:
+        """Whether a refused call should go again after a new hello: the server let this client in
+        before, and now answers UNAUTHORIZED, so the connection changed under us (auth is bound to the
+        connection) before the socket monitor said so. UNAUTHORIZED means the server did nothing."""
+        if not isinstance(err, UnauthorizedError) or call.op == "hello" or self.resume is None:
+            return False
+        self.needs_hello = True
+        return True
+
+    @property
+    def wants_hello(self) -> bool:
+        """A connection came back after this client had a session: say hello (token and resume secret)
+        before the idle timeout frees the session, even while the caller is busy elsewhere."""
+        return self.needs_hello and self.connected and self.resume is not None and not self.closed
 
     def handle(self, value: int, num_envs: int) -> Handle:
         return Handle(value, self.boot_id, num_envs)

@@ -19,7 +19,7 @@ import zmq
 import zmq.asyncio
 from zmq.utils.monitor import parse_monitor_message
 
-from .errors import InvalidRequestError
+from .errors import GemError, InvalidRequestError
 from .session import Call, Frames, Header, Session
 
 T = TypeVar("T")
@@ -103,11 +103,22 @@ class BlockingTransport:
             if int(self._monitor.getsockopt(zmq.EVENTS)) & zmq.POLLIN:
                 self._drain_monitor()
             if s.needs_hello and call.header["op"] != "hello":
-                self._exchange(s.hello_call())
-                while s.replays:
-                    self._exchange(s.replays.pop(0))
+                self._hello()
+            s.admit(call)
+            try:
+                return self._exchange(call)
+            except GemError as e:
+                if not s.hello_again(call, e):
+                    raise
+            self._hello()
             s.admit(call)
             return self._exchange(call)
+
+    def _hello(self) -> None:
+        s = self.session
+        self._exchange(s.hello_call())
+        while s.replays:
+            self._exchange(s.replays.pop(0))
 
     def _exchange(self, call: Call[T]) -> T:
         s = self.session
@@ -198,7 +209,12 @@ class BlockingTransport:
             try:
                 self._drain_monitor()
                 now = time.monotonic()
-                if s.wants_ping(now) and s.connected:
+                if s.wants_hello:
+                    try:
+                        self._hello()
+                    except GemError:
+                        pass  # the caller's next request says hello again and reports what is wrong
+                elif s.wants_ping(now) and s.connected:
                     self._ping(now)
                 # Serve env_calls (and drop ping replies) while the caller is busy elsewhere.
                 while self.sock.poll(0):
@@ -235,6 +251,7 @@ class AsyncTransport:
         _connect(self._ctx, self.sock, self._monitor, session.endpoint)
         self._futures: Dict[int, "asyncio.Future[Reply]"] = {}
         self._hello: Optional["asyncio.Future[None]"] = None
+        self._background_hello: Optional["asyncio.Future[None]"] = None
         self._tasks: List["asyncio.Task[None]"] = []
 
     async def start(self) -> None:
@@ -247,6 +264,16 @@ class AsyncTransport:
             s.admit(call)  # raises the clear error; the sockets are already gone
         if s.needs_hello and call.header["op"] != "hello":
             await self._say_hello()
+        try:
+            return await self._run_once(call)
+        except GemError as e:
+            if not s.hello_again(call, e):
+                raise
+        await self._say_hello()
+        return await self._run_once(call)
+
+    async def _run_once(self, call: Call[T]) -> T:
+        s = self.session
         s.admit(call)
         fut: "asyncio.Future[Reply]" = asyncio.get_running_loop().create_future()
         frames = s.frame(call, time.monotonic())
@@ -270,6 +297,12 @@ class AsyncTransport:
         finally:
             if self._hello is hello and hello.done():
                 self._hello = None
+
+    async def _hello_quietly(self) -> None:
+        try:
+            await self._say_hello()
+        except GemError:
+            pass  # the next request says hello again and reports what is wrong
 
     async def _hello_and_replay(self) -> None:
         s = self.session
@@ -333,7 +366,9 @@ class AsyncTransport:
                         self._fail(c, err)
                 for late in s.overdue(now):
                     self._fail(late, s.time_out(late))
-                if s.wants_ping(now) and s.connected:
+                if s.wants_hello and (self._background_hello is None or self._background_hello.done()):
+                    self._background_hello = asyncio.ensure_future(self._hello_quietly())
+                elif s.wants_ping(now) and s.connected:
                     try:
                         await self.sock.send_multipart(s.ping_frames(now), zmq.NOBLOCK)
                     except zmq.Again:
@@ -347,9 +382,10 @@ class AsyncTransport:
             fut.set_exception(err)
 
     async def close(self) -> None:
-        for t in self._tasks:
+        tasks: List["asyncio.Future[None]"] = [*self._tasks, *([self._background_hello] if self._background_hello else [])]
+        for t in tasks:
             t.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)
         calls, err = self.session.fail("the client was closed")
         for c in calls:
             self._fail(c, err)

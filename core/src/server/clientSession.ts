@@ -1,8 +1,11 @@
 /**
- * What the server knows about one connected client (one DEALER routing id): its handles, its
- * in-flight requests, when it last spoke, what it registered and pushed (its own registries, see
- * tenancy.ts), whether it presented the auth token, and the calls the server is waiting on it to
- * answer. Handles, registrations and datasets never cross sessions.
+ * What the server knows about one client: its handles, its in-flight requests, when it last spoke,
+ * what it registered and pushed (its own registries, see tenancy.ts), and the calls the server is
+ * waiting on it to answer. Handles, registrations and datasets never cross sessions.
+ *
+ * A session exists only for a connection that is allowed in (it sent the auth token in hello, or the
+ * server has none). It is bound to that connection (`peer`, the transport's id for it) until the
+ * connection ends; a later connection gets it back only with its `resume` secret (and the token).
  */
 import { GemError } from '../core/errors.ts';
 import type { DatasetContent, DatasetRegistry } from '../data/datasetRegistry.ts';
@@ -32,25 +35,29 @@ export class ClientSession {
   inflight = 0;
   /** Envs of makes still being built, counted against max_envs_per_client. */
   pendingEnvs = 0;
+  /** Inline rows of makes still being built, counted against the dataset quotas. */
+  pendingBytes = 0;
   lastSeen = Date.now();
   requests = 0;
   nextInstance = 0;
   ended = false;
-  /** Whether this client presented the server's auth token (always true when there is none). */
-  authenticated: boolean;
   /** Free-form fields the client sent in hello (name, version, pid). */
   clientInfo: Record<string, unknown> = {};
+  /** The connection this session answers to; undefined while none is bound (replies are dropped). */
+  peer?: Buffer;
 
+  /**
+   * @param serial a number for logs (never the routing id, which a client may choose and reuse).
+   * @param resume the secret a new connection presents in hello to get this session back.
+   */
   constructor(
-    readonly routingId: Buffer,
-    readonly key: string,
+    readonly serial: number,
+    readonly resume: string,
     scope: SessionScope,
-    opts: { authenticated?: boolean } = {},
   ) {
     this.envs = scope.envs;
     this.datasets = scope.datasets;
     this.wrappers = scope.wrappers;
-    this.authenticated = opts.authenticated ?? true;
   }
 
   envCount(): number {
@@ -59,22 +66,43 @@ export class ClientSession {
     return n;
   }
 
-  /** Bytes of the distinct datasets this client holds. */
-  datasetBytes(): number {
+  /** Bytes of the distinct datasets this client pushed. */
+  pushedBytes(): number {
     let n = 0;
     for (const c of new Set(this.pushed.values())) n += c.bytes;
     return n;
   }
 
+  /** Bytes its handles hold: rows sent inline in make, and server-side files read for them. */
+  heldBytes(): { inline: number; files: number } {
+    const held = { inline: 0, files: 0 };
+    for (const h of this.handles.values()) {
+      held.inline += h.held.inline;
+      held.files += h.held.files;
+    }
+    return held;
+  }
+
+  /** Every byte of data this client makes the server hold: pushed tables, inline rows, files read. */
+  datasetBytes(): number {
+    const held = this.heldBytes();
+    return this.pushedBytes() + held.inline + held.files;
+  }
+
   /** What this client holds, for `stats`. */
   usage(): Record<string, number> {
+    const held = this.heldBytes();
+    const pushed = this.pushedBytes();
     return {
       handles: this.handles.size,
       envs: this.envCount(),
       inflight: this.inflight,
       requests: this.requests,
       datasets: this.pushed.size,
-      dataset_bytes: this.datasetBytes(),
+      dataset_bytes: pushed + held.inline + held.files,
+      pushed_bytes: pushed,
+      inline_bytes: held.inline,
+      file_bytes: held.files,
       registered_envs: this.registeredEnvs.size,
     };
   }

@@ -17,6 +17,14 @@ export interface HandleInfo {
   repr: string[];
 }
 
+/** Bytes of data a handle's envs make the server hold, counted against the dataset quotas. */
+export interface HeldBytes {
+  /** Rows the client sent inline in make's options (their msgpack size). */
+  inline: number;
+  /** Server-side files its envs read (their size on disk, each distinct path once). */
+  files: number;
+}
+
 export class EnvHandle {
   readonly info: HandleInfo;
 
@@ -24,6 +32,7 @@ export class EnvHandle {
     readonly id: number,
     readonly pool: ServedPool,
     wrappers: string[],
+    readonly held: HeldBytes = { inline: 0, files: 0 },
   ) {
     this.info = {
       handle: id,

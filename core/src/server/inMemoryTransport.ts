@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { GemError } from '../core/errors.ts';
-import type { Frames, MessageHandler, Transport } from './transport.ts';
+import type { Frames, MessageHandler, PeerGoneHandler, Transport } from './transport.ts';
 
 const copy = (frames: Frames): Buffer[] => frames.map((f) => Buffer.from(f));
 
@@ -30,8 +30,12 @@ export class InMemoryPeer {
     return Promise.resolve();
   }
 
-  /** Leaves without a word, as a killed client does: the server only notices its silence. */
+  /**
+   * Leaves without a word, as a killed client does: the server hears that the connection ended (as a
+   * ROUTER does when a socket closes), after the messages already sent.
+   */
   close(): void {
+    if (this.closed) return;
     this.closed = true;
     this.server.forget(this);
   }
@@ -40,12 +44,14 @@ export class InMemoryPeer {
 export class InMemoryTransport implements Transport {
   readonly address = `inmemory://${randomBytes(4).toString('hex')}`;
   private onMessage?: MessageHandler;
+  private onPeerGone?: PeerGoneHandler;
   private closed = false;
   private readonly peers = new Map<string, InMemoryPeer>();
 
-  start(onMessage: MessageHandler): Promise<string> {
+  start(onMessage: MessageHandler, onPeerGone?: PeerGoneHandler): Promise<string> {
     if (this.onMessage) return Promise.reject(new GemError('NOT_SUPPORTED', 'The server is already started.'));
     this.onMessage = onMessage;
+    this.onPeerGone = onPeerGone;
     return Promise.resolve(this.address);
   }
 
@@ -86,5 +92,9 @@ export class InMemoryTransport implements Transport {
   forget(peer: InMemoryPeer): void {
     const key = peer.id.toString('latin1');
     if (this.peers.get(key) === peer) this.peers.delete(key);
+    // On a later turn, like its messages, so it arrives after every one of them.
+    setImmediate(() => {
+      if (!this.closed) this.onPeerGone?.(peer.id);
+    });
   }
 }

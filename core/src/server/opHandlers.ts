@@ -4,6 +4,8 @@
  * env answers without a single await between the receive and the send.
  */
 import { randomUUID } from 'node:crypto';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { GemError } from '../core/errors.ts';
 import type { Logger } from 'pino';
@@ -14,6 +16,7 @@ import { RemoteEnv } from './remoteEnv.ts';
 import { checkHeadroom, limitExceeded } from './quotas.ts';
 import type { Tenancy } from './tenancy.ts';
 import { describeBoundOptions } from '../data/datasetBinding.ts';
+import type { DataDirs } from '../data/dataDirs.ts';
 import { decodeStepRequest, decodeStepRequestSliced, encodeRows, encodeRowsSliced, tableToRows, type Rows } from './protocol/arrowCodec.ts';
 import { packHeader, type ParsedRequest } from './protocol/frames.ts';
 import type { EnvReturn, GetAttrRequest, MakeRequest, ReplyFormat, ResetRequest, SetAttrRequest, StepRequest } from './protocol/headers.ts';
@@ -54,6 +57,48 @@ const SLICED_DECODE_BYTES = 64 * 1024;
 let nextHandle = 1;
 let nextCallId = 1;
 
+/** The msgpack size of the rows a make request passes inline as `dataset` (in options or vec_options). */
+export function inlineRowBytes(r: MakeRequest): number {
+  let n = 0;
+  for (const opts of [r.options, ...(r.vec_options ?? [])]) {
+    const rows = opts?.dataset;
+    if (Array.isArray(rows)) n += packHeader(rows).length;
+  }
+  return n;
+}
+
+/**
+ * Bytes on disk of the server-side files a pool's envs read (each distinct path once): the dataset
+ * paths the session's data dirs allowed. Only those: an env a client registered may carry any text
+ * as `dataset`, and sizing it would tell the client which files exist.
+ */
+function datasetFileBytes(pool: ServedPool, dataDirs: DataDirs | undefined): number {
+  if (!dataDirs) return 0;
+  const paths = new Set<string>();
+  for (let i = 0; i < pool.numEnvs; i++) {
+    const dataset = pool.envAt(i).spec?.options.dataset;
+    if (typeof dataset === 'string') paths.add(dataset);
+  }
+  let n = 0;
+  for (const p of paths) if (dataDirs.check(p, undefined) !== undefined) n += bytesOnDisk(p);
+  return n;
+}
+
+/** A file's size, or a folder's files' sizes summed (at most MAX_LISTED entries); 0 when unreadable. */
+function bytesOnDisk(path: string): number {
+  try {
+    const st = statSync(path);
+    if (!st.isDirectory()) return st.size;
+    let n = 0;
+    const entries = readdirSync(path, { recursive: true, withFileTypes: true }).slice(0, MAX_LISTED);
+    for (const e of entries) if (e.isFile()) n += statSync(join(e.parentPath, e.name)).size;
+    return n;
+  } catch {
+    return 0;
+  }
+}
+const MAX_LISTED = 100_000;
+
 export class OpHandlers {
   private readonly makePool: PoolFactory;
 
@@ -65,7 +110,7 @@ export class OpHandlers {
     switch (req.op) {
       case 'hello':
         s.clientInfo = req.header.client ?? {};
-        return { fields: { protocol: PROTOCOL_VERSION, server: this.ctx.serverInfo(), limits: this.ctx.limits, boot_id: BOOT_ID } };
+        return { fields: { protocol: PROTOCOL_VERSION, server: this.ctx.serverInfo(), limits: this.ctx.limits, boot_id: BOOT_ID, resume: s.resume } };
       case 'ping':
         return { fields: { time_ms: Date.now() } };
       case 'list_envs':
@@ -143,10 +188,13 @@ export class OpHandlers {
     if (held > limits.max_envs_per_client) {
       throw limitExceeded('max_envs_per_client', held, limits.max_envs_per_client, `Making ${n} more envs would hold ${held} for this client`);
     }
-    checkHeadroom(limits, 0, `Making ${n} envs`);
     if (typeof r.env_ids !== 'string' && r.num_envs !== undefined && r.num_envs !== r.env_ids.length) {
       throw new GemError('INVALID_REQUEST', `num_envs (${r.num_envs}) differs from the ${r.env_ids.length} env ids given.`);
     }
+    // Rows sent inline are data this session makes the server hold, like a pushed table.
+    const inline = inlineRowBytes(r);
+    if (inline > 0) this.ctx.tenancy.checkHold(s, inline, `Making ${n} envs with ${inline} bytes of rows given inline`);
+    else checkHeadroom(limits, 0, `Making ${n} envs`);
     const opts = {
       numEnvs: typeof r.env_ids === 'string' ? n : undefined,
       wrappers: typeof r.wrappers === 'string' ? r.wrappers.split(',') : r.wrappers,
@@ -156,29 +204,44 @@ export class OpHandlers {
       seed: r.seed,
       autoresetMode: r.autoreset_mode,
     };
-    // Envs being built count against max_envs_per_client until the handle holds them.
+    // Envs (and inline rows) being built count against the quotas until the handle holds them.
+    const { tenancy } = this.ctx;
     s.pendingEnvs += n;
+    s.pendingBytes += inline;
+    tenancy.holdForHandle('inline', inline);
+    const settle = () => {
+      s.pendingEnvs -= n;
+      s.pendingBytes -= inline;
+    };
+    const register = (pool: ServedPool): OpResult => {
+      settle();
+      try {
+        if (s.ended) throw new GemError('UNKNOWN_HANDLE', 'The client session ended while the envs were being made.');
+        // Files read for these envs are held too; a make past the quota is undone before it answers.
+        const files = datasetFileBytes(pool, s.envs.dataDirs);
+        if (files > 0) tenancy.checkHold(s, files + inline, `Making ${n} envs that read ${files} bytes of server-side files`);
+        tenancy.holdForHandle('files', files);
+        const handle = new EnvHandle(nextHandle++, pool, parseWrapperNames(opts.wrappers), { inline, files });
+        s.handles.set(handle.id, handle);
+        return { fields: { ...handle.info } };
+      } catch (e) {
+        tenancy.releaseForHandle('inline', inline);
+        void pool.closeInOrder();
+        throw e;
+      }
+    };
+    const failed = (e: unknown): never => {
+      settle();
+      tenancy.releaseForHandle('inline', inline);
+      throw e;
+    };
     let built: ServedPool | Promise<ServedPool>;
     try {
       built = this.makePool(r.env_ids, { ...opts, registry: s.envs, wrapperCatalog: s.wrappers });
     } catch (e) {
-      s.pendingEnvs -= n;
-      throw e;
+      return failed(e);
     }
-    const register = (pool: ServedPool): OpResult => {
-      if (s.ended) {
-        void pool.closeInOrder();
-        throw new GemError('UNKNOWN_HANDLE', 'The client session ended while the envs were being made.');
-      }
-      const handle = new EnvHandle(nextHandle++, pool, parseWrapperNames(opts.wrappers));
-      s.handles.set(handle.id, handle);
-      return { fields: { ...handle.info } };
-    };
-    if (!(built instanceof Promise)) {
-      s.pendingEnvs -= n;
-      return register(built);
-    }
-    return built.finally(() => (s.pendingEnvs -= n)).then(register);
+    return built instanceof Promise ? built.then(register, failed) : register(built);
   }
 
   private reset(s: ClientSession, r: ResetRequest): Promise<OpResult> {
@@ -248,9 +311,7 @@ export class OpHandlers {
 
   private async close(s: ClientSession, handle: number | undefined): Promise<OpResult> {
     if (handle !== undefined) {
-      const h = s.getHandle(handle);
-      s.handles.delete(handle);
-      await h.close();
+      await this.dropHandle(s, s.getHandle(handle));
       return { fields: { closed: [handle] } };
     }
     const closed = [...s.handles.keys()];
@@ -309,8 +370,14 @@ export class OpHandlers {
   async freeSession(s: ClientSession, why: string): Promise<void> {
     s.failPendingCalls(new GemError('ENV_CLOSED', `The client serving these envs is gone (${why}).`));
     this.ctx.tenancy.release(s);
-    const handles = [...s.handles.values()];
-    s.handles.clear();
-    await Promise.allSettled(handles.map((h) => h.close()));
+    await Promise.allSettled([...s.handles.values()].map((h) => this.dropHandle(s, h)));
+  }
+
+  /** Takes a handle from its session, frees the bytes it held, and closes its envs. */
+  private dropHandle(s: ClientSession, h: EnvHandle): Promise<void> {
+    s.handles.delete(h.id);
+    this.ctx.tenancy.releaseForHandle('inline', h.held.inline);
+    this.ctx.tenancy.releaseForHandle('files', h.held.files);
+    return h.close();
   }
 }

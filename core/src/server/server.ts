@@ -10,6 +10,7 @@
  * registers or pushes is its own and goes away with it; quotas bound what one client may hold; with
  * an auth token, a session that has not presented it gets UNAUTHORIZED and nothing else.
  */
+import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { GemError, isGemError } from '../core/errors.ts';
 import { defaultWrappers } from '../envs/defaultWrappers.ts';
@@ -44,7 +45,10 @@ export interface ServerOptions {
 
 export interface ServerStats {
   uptime_s: number;
+  /** Live sessions (connected, or waiting to be resumed until the idle timeout). */
   clients: number;
+  /** Connections bound to a session (let in); connections that proved nothing are not counted, nor kept. */
+  connections: number;
   handles: number;
   envs: number;
   requests: number;
@@ -56,9 +60,15 @@ export interface ServerStats {
   available_memory_bytes: number;
   /** CPU time of the server process (user + system), for per-CPU-second rates in benchmarks. */
   cpu_s: number;
-  /** Distinct pushed datasets held for all clients, and their bytes (identical bytes count once). */
+  /** Distinct pushed datasets held for all clients. */
   datasets: number;
+  /** Every byte of data held for clients: pushed tables (identical bytes once), inline rows, files read. */
   dataset_bytes: number;
+  pushed_bytes: number;
+  /** Rows clients passed inline in make's options, held by their handles. */
+  inline_bytes: number;
+  /** Server-side files read for clients' handles (size on disk). */
+  file_bytes: number;
   /** Names published under `shared/`. */
   shared_datasets: number;
   shared_envs: number;
@@ -82,7 +92,13 @@ export class GemServer {
   readonly log: Logger;
   private readonly transport: Transport;
   private started = false;
-  private readonly sessions = new Map<string, ClientSession>();
+  /** Every live session, bound to a connection or waiting to be resumed. */
+  private readonly sessions = new Set<ClientSession>();
+  /** Connections that were let in (transport peer id → session). A connection not here has proven nothing. */
+  private readonly connections = new Map<string, ClientSession>();
+  /** Sessions by the SHA-256 of their resume secret. */
+  private readonly byResume = new Map<string, ClientSession>();
+  private nextSerial = 1;
   private readonly ops: OpHandlers;
   private readonly tenancy: Tenancy;
   private sweepTimer?: NodeJS.Timeout;
@@ -107,7 +123,7 @@ export class GemServer {
       serverInfo: () => ({ name: 'gem-ts', version: VERSION, node: process.version, pid: process.pid }),
       stats: () => ({ ...this.stats() }),
       endSession: (s) => this.endSession(s, 'closed by the client'),
-      sendToClient: (s, header) => this.transport.send(s.routingId, [header]),
+      sendToClient: (s, header) => this.send(s, [header]),
     });
   }
 
@@ -120,7 +136,10 @@ export class GemServer {
     if (this.started) throw new GemError('NOT_SUPPORTED', 'The server is already started.');
     this.started = true;
     try {
-      this.boundEndpoint = await this.transport.start((peer, frames) => this.receive(peer, frames));
+      this.boundEndpoint = await this.transport.start(
+        (peer, frames) => this.receive(peer, frames),
+        (peer) => this.peerGone(peer),
+      );
     } catch (e) {
       this.started = false; // a bind that failed (a port in use) may be retried
       throw e;
@@ -138,14 +157,14 @@ export class GemServer {
     this.closing = true;
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     await this.transport.close();
-    await Promise.allSettled([...this.sessions.values()].map((s) => this.endSession(s, 'server closing')));
+    await Promise.allSettled([...this.sessions].map((s) => this.endSession(s, 'server closing')));
     this.log.info('closed');
   }
 
   stats(): ServerStats {
     let handles = 0;
     let envs = 0;
-    for (const s of this.sessions.values()) {
+    for (const s of this.sessions) {
       handles += s.handles.size;
       envs += s.envCount();
     }
@@ -154,6 +173,7 @@ export class GemServer {
     return {
       uptime_s: (Date.now() - this.startedAt) / 1000,
       clients: this.sessions.size,
+      connections: this.connections.size,
       handles,
       envs,
       requests: this.requestCount,
@@ -176,29 +196,48 @@ export class GemServer {
     }
   }
 
-  private session(routingId: Buffer): ClientSession {
-    const key = routingId.toString('latin1');
-    let s = this.sessions.get(key);
-    if (!s) {
-      s = new ClientSession(Buffer.from(routingId), key, this.tenancy.newScope(), { authenticated: this.opts.authToken === undefined });
-      this.sessions.set(key, s);
-      this.log.debug({ client: routingId.toString('hex') }, 'client connected');
-    }
+  /** A new session for a connection that was let in; it is bound to that connection. */
+  private newSession(): ClientSession {
+    const resume = randomBytes(24).toString('base64url');
+    const s = new ClientSession(this.nextSerial++, resume, this.tenancy.newScope());
+    this.sessions.add(s);
+    this.byResume.set(resumeKey(resume), s);
+    this.log.debug({ session: s.serial }, 'session started');
     return s;
   }
 
-  private onMessage(routingId: Buffer, frames: Buffer[]): void {
-    const session = this.session(routingId);
-    session.lastSeen = Date.now();
-    this.requestCount++;
-    session.requests++;
+  /** Binds a connection to a session; the session's earlier connection, if any, loses it. */
+  private bind(s: ClientSession, peer: Buffer): void {
+    if (s.peer) this.connections.delete(s.peer.toString('latin1'));
+    s.peer = Buffer.from(peer);
+    this.connections.set(s.peer.toString('latin1'), s);
+  }
 
+  /** The transport says a connection ended: whatever it proved goes with it; its session waits to be resumed. */
+  private peerGone(peer: Buffer): void {
+    const key = peer.toString('latin1');
+    const s = this.connections.get(key);
+    if (!s) return;
+    this.connections.delete(key);
+    if (s.peer?.toString('latin1') === key) s.peer = undefined;
+    this.log.debug({ session: s.serial }, 'connection ended');
+  }
+
+  /** The session a hello's `resume` secret names, if it is still alive. */
+  private resumable(resume: unknown): ClientSession | undefined {
+    if (typeof resume !== 'string') return undefined;
+    const s = this.byResume.get(resumeKey(resume));
+    return s && !s.ended ? s : undefined;
+  }
+
+  private onMessage(peer: Buffer, frames: Buffer[]): void {
+    this.requestCount++;
     let size = 0;
     for (const f of frames) size += f.length;
-    if (!session.authenticated && size > MAX_UNAUTHENTICATED_BYTES) {
-      this.reply(session, errorReply(this.peekId(frames[0]), unauthorized()));
-      return;
-    }
+    const session = this.connections.get(peer.toString('latin1')) ?? this.admit(peer, frames, size);
+    if (!session) return;
+    session.lastSeen = Date.now();
+    session.requests++;
 
     if (size > this.limits.max_message_bytes) {
       this.reply(session, errorReply(this.peekId(frames[0]), tooLarge(size, this.limits.max_message_bytes)));
@@ -211,19 +250,53 @@ export class GemServer {
     } catch (e) {
       const id = e instanceof RequestError ? e.requestId : null;
       this.log.debug({ err: String(e) }, 'bad request');
-      this.reply(session, errorReply(id, session.authenticated ? toWireError(e, this.log) : unauthorized()));
+      this.reply(session, errorReply(id, toWireError(e, this.log)));
       return;
     }
-
-    if (!session.authenticated) {
-      // Only a hello with the right token opens the session; anything else learns nothing.
-      if (req.op !== 'hello' || !tokenMatches(this.opts.authToken!, req.header.token)) {
-        this.reply(session, errorReply(req.id, unauthorized()));
-        return;
-      }
-      session.authenticated = true;
+    if (req.op === 'hello' && req.header.resume !== undefined) {
+      const earlier = this.resumable(req.header.resume);
+      if (earlier && earlier !== session) return this.resume(session, earlier, peer, req);
     }
+    this.serve(session, req);
+  }
 
+  /**
+   * A connection that is not bound to a session. Without an auth token anyone is let in, as a new
+   * session or, by a hello with its `resume` secret, an earlier one. With a token only a hello that
+   * carries it is let in; anything else gets one UNAUTHORIZED reply and leaves no trace: no session,
+   * no entry for the connection, so token-less clients cost nothing however many there are.
+   */
+  private admit(peer: Buffer, frames: Buffer[], size: number): ClientSession | undefined {
+    const token = this.opts.authToken;
+    if (token === undefined) {
+      const s = this.newSession();
+      this.bind(s, peer);
+      return s;
+    }
+    const hello = size <= MAX_UNAUTHENTICATED_BYTES && frames.length <= 2 ? helloFields(frames[0]) : undefined;
+    if (!hello || !tokenMatches(token, hello.token)) {
+      this.transport.send(peer, [errorReply(this.peekId(frames[0]), unauthorized())]);
+      return undefined;
+    }
+    const s = this.newSession();
+    this.bind(s, peer);
+    return s;
+  }
+
+  /** A hello that names an earlier session: the connection moves to it, and a new session it had that holds nothing ends. */
+  private resume(current: ClientSession, earlier: ClientSession, peer: Buffer, req: ParsedRequest): void {
+    this.bind(earlier, peer);
+    current.peer = undefined;
+    if (current.handles.size === 0 && current.pushed.size === 0 && current.registeredEnvs.size === 0 && current.inflight === 0) {
+      void this.endSession(current, 'resumed an earlier session');
+    }
+    earlier.lastSeen = Date.now();
+    earlier.requests++;
+    this.log.debug({ session: earlier.serial }, 'session resumed');
+    this.serve(earlier, req);
+  }
+
+  private serve(session: ClientSession, req: ParsedRequest): void {
     if (req.op === 'env_return') {
       this.ops.envReturn(session, req.header);
       return;
@@ -269,17 +342,22 @@ export class GemServer {
   private replyResult(session: ClientSession, id: number, r: OpResult): void {
     if (session.ended && !r.afterEnd) return;
     const header = okReply(id, r.fields);
-    if (!r.body) return this.transport.send(session.routingId, [header]);
+    if (!r.body) return this.send(session, [header]);
     // zeromq.js 6 sends any Buffer or Uint8Array over 128 bytes zero-copy (it holds the body until
     // libzmq's I/O thread has written it); the body is a fresh allocation, never reused, so that is
     // safe. When `send` looks slow here (~1 ms for 200 KB on a busy 2-core box) the thread is off the
     // CPU, not working: measured, the whole process used ~0.1 ms of CPU over such a send, and the main
     // thread is preempted about once per batch as it wakes the I/O thread and the client.
-    this.transport.send(session.routingId, [header, Buffer.from(r.body.buffer, r.body.byteOffset, r.body.byteLength)]);
+    this.send(session, [header, Buffer.from(r.body.buffer, r.body.byteOffset, r.body.byteLength)]);
   }
 
   private reply(session: ClientSession, header: Buffer): void {
-    this.transport.send(session.routingId, [header]);
+    this.send(session, [header]);
+  }
+
+  /** To the session's connection; dropped while it has none (a new one resumes it, or it idles out). */
+  private send(session: ClientSession, frames: Buffer[]): void {
+    if (session.peer) this.transport.send(session.peer, frames);
   }
 
   /** The request id of an oversized message: from the whole header when small, else from its first entries. */
@@ -296,7 +374,7 @@ export class GemServer {
 
   private sweepIdle(): void {
     const now = Date.now();
-    for (const s of this.sessions.values()) {
+    for (const s of this.sessions) {
       if (s.inflight > 0 || now - s.lastSeen < this.limits.idle_timeout_ms) continue;
       void this.endSession(s, `idle for ${now - s.lastSeen} ms`);
     }
@@ -304,16 +382,35 @@ export class GemServer {
 
   /** Frees a client's handles and Python-registered envs; it may come back as a fresh session. */
   private async endSession(s: ClientSession, why: string): Promise<void> {
-    if (this.sessions.get(s.key) === s) this.sessions.delete(s.key);
+    this.sessions.delete(s);
+    this.byResume.delete(resumeKey(s.resume));
+    const key = s.peer?.toString('latin1');
+    if (key !== undefined && this.connections.get(key) === s) this.connections.delete(key);
     if (s.ended) return;
     s.ended = true;
     const envs = s.envCount();
     if (envs > 0 || s.registeredEnvs.size > 0 || s.pushed.size > 0) {
-      this.log.info({ client: s.routingId.toString('hex'), handles: s.handles.size, envs, datasets: s.pushed.size, why }, 'freeing client');
+      // A serial number, never the routing id: a client may choose it, and a log reader could reuse it.
+      this.log.info({ session: s.serial, handles: s.handles.size, envs, datasets: s.pushed.size, why }, 'freeing client');
     }
     const freedBytes = s.datasetBytes();
     await this.ops.freeSession(s, why);
     releaseFreedMemory(freedBytes);
+  }
+}
+
+function resumeKey(resume: string): string {
+  return createHash('sha256').update(resume).digest('hex');
+}
+
+/** The fields of a small header that is a hello, for the auth check before any session exists. */
+function helloFields(header: Buffer | undefined): { token?: unknown } | undefined {
+  if (!header || header.length === 0 || header.length > MAX_HEADER_PEEK) return undefined;
+  try {
+    const raw = unpackHeader(header) as Record<string, unknown> | null;
+    return raw && typeof raw === 'object' && raw.op === 'hello' ? raw : undefined;
+  } catch {
+    return undefined;
   }
 }
 

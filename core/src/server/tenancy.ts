@@ -52,6 +52,8 @@ export class Tenancy {
   private readonly sharedDatasetOwners = new Map<string, ClientSession>();
   private readonly contents = new Map<string, HeldContent>();
   private readonly catalogDatasets: readonly DatasetLookup[];
+  /** What every session's handles hold: inline rows (made or being made) and files read. */
+  private readonly handleBytes = { inline: 0, files: 0 };
 
   constructor(
     catalog: EnvRegistry,
@@ -87,7 +89,7 @@ export class Tenancy {
     const sessionHolds = (c: DatasetContent) => [...s.pushed.entries()].some(([n, x]) => x === c && n !== name);
     const added = held && (held.holders.has(s) || false) ? 0 : body.length;
     const freed = previous && previous.key !== key && !sessionHolds(previous) ? previous.bytes : 0;
-    const mine = s.datasetBytes() - freed + added;
+    const mine = s.datasetBytes() + s.pendingBytes - freed + added;
     if (mine > this.limits.max_dataset_bytes_per_client) {
       throw limitExceeded('max_dataset_bytes_per_client', mine, this.limits.max_dataset_bytes_per_client, `Pushing '${name}' (${body.length} bytes) would hold ${mine} bytes of datasets for this client`);
     }
@@ -163,10 +165,43 @@ export class Tenancy {
     }
   }
 
+  /** Bytes of pushed tables (identical ones once) and of what handles hold, all sessions. */
   totalBytes(): number {
+    return this.pushedBytes() + this.handleBytes.inline + this.handleBytes.files;
+  }
+
+  private pushedBytes(): number {
     let n = 0;
     for (const h of this.contents.values()) n += h.content.bytes;
     return n;
+  }
+
+  // ── what handles hold ─────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Refuses (LIMIT_EXCEEDED, nothing changed) when `s` holding `bytes` more data would pass the
+   * per-client or the server-wide dataset quota or the memory headroom (decoded rows take a few
+   * times their bytes).
+   */
+  checkHold(s: ClientSession, bytes: number, what: string): void {
+    const mine = s.datasetBytes() + s.pendingBytes + bytes;
+    if (mine > this.limits.max_dataset_bytes_per_client) {
+      throw limitExceeded('max_dataset_bytes_per_client', mine, this.limits.max_dataset_bytes_per_client, `${what} would hold ${mine} bytes of data for this client`);
+    }
+    const total = this.totalBytes() + bytes;
+    if (total > this.limits.max_dataset_bytes_total) {
+      throw limitExceeded('max_dataset_bytes_total', total, this.limits.max_dataset_bytes_total, `${what} would hold ${total} bytes of data on this server`);
+    }
+    checkHeadroom(this.limits, bytes * DECODED_PER_BYTE, what);
+  }
+
+  /** Counts bytes a handle holds (or a make about to hold them) in the server total; `release` them after. */
+  holdForHandle(kind: 'inline' | 'files', bytes: number): void {
+    this.handleBytes[kind] += bytes;
+  }
+
+  releaseForHandle(kind: 'inline' | 'files', bytes: number): void {
+    this.handleBytes[kind] -= bytes;
   }
 
   // ── Python-defined envs ───────────────────────────────────────────────────────────────────────
@@ -207,10 +242,13 @@ export class Tenancy {
   }
 
   /** Server-wide figures for `stats`. */
-  totals(): { datasets: number; dataset_bytes: number; shared_datasets: number; shared_envs: number } {
+  totals(): Record<'datasets' | 'dataset_bytes' | 'pushed_bytes' | 'inline_bytes' | 'file_bytes' | 'shared_datasets' | 'shared_envs', number> {
     return {
       datasets: this.contents.size,
       dataset_bytes: this.totalBytes(),
+      pushed_bytes: this.pushedBytes(),
+      inline_bytes: this.handleBytes.inline,
+      file_bytes: this.handleBytes.files,
       shared_datasets: this.sharedDatasets.entries().length,
       shared_envs: this.sharedEnvOwners.size,
     };

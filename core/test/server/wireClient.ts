@@ -151,3 +151,36 @@ export class WireClient {
     this.link.close();
   }
 }
+
+/** The server of one test and its clients, all closed by `close()` (call it in afterEach). */
+export class TestScope {
+  server?: GemServer;
+  private readonly clients: WireClient[] = [];
+
+  /** Starts a server (startServer or startSocketServer) as this test's. */
+  async serve(started: Promise<GemServer>): Promise<GemServer> {
+    this.server = await started;
+    return this.server;
+  }
+
+  /** An in-memory client of the server. */
+  client(routingId?: string): WireClient {
+    return this.keep(connect(this.server!, routingId));
+  }
+
+  /** A DEALER connected to the socket server's endpoint. */
+  socketClient(routingId?: string): WireClient {
+    return this.keep(new WireClient(this.server!.endpoint, routingId));
+  }
+
+  private keep(c: WireClient): WireClient {
+    this.clients.push(c);
+    return c;
+  }
+
+  async close(): Promise<void> {
+    for (const c of this.clients.splice(0)) c.close();
+    await this.server?.close();
+    this.server = undefined;
+  }
+}

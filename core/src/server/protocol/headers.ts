@@ -29,8 +29,11 @@ export const ReplyFormatSchema = z.enum(['auto', 'arrow', 'inline']);
 /** GEM wrapper names innermost first, as a list or GEM's comma string ('concat,episode_tracking'). */
 export const WrappersSchema = z.union([z.string(), z.array(z.string().min(1))]);
 
-/** `token` is the server's auth token when it requires one (`gem-ts serve --auth-token`). */
-export const HelloRequestSchema = request('hello', { client: plainMap.optional(), token: z.string().optional() });
+/**
+ * `token` is the server's auth token when it requires one (`gem-ts serve --auth-token`); `resume` the
+ * secret an earlier hello reply gave this client, to get its session back on a new connection.
+ */
+export const HelloRequestSchema = request('hello', { client: plainMap.optional(), token: z.string().optional(), resume: z.string().max(256).optional() });
 export const PingRequestSchema = request('ping', {});
 export const ListEnvsRequestSchema = request('list_envs', { filter: z.string().optional(), verbose: z.boolean().optional() });
 export const SpecRequestSchema = request('spec', { env_id: z.string().optional(), handle: handle.optional() }).refine(
@@ -158,6 +161,10 @@ export const HelloReplySchema = reply({
   /** Random, fixed for the life of the server process: a client that finds another one after a
    * reconnect knows the server restarted and every handle it holds is gone. */
   boot_id: z.string(),
+  /** This session's secret: a client that reconnects sends it as `resume` in its hello (after the
+   * token, when the server wants one) to find its handles again; without it a new connection starts a
+   * new session. Optional: servers before it did not send one. */
+  resume: z.string().optional(),
 });
 export const PingReplySchema = reply({ time_ms: z.number() });
 export const EnvSummarySchema = z.object({

@@ -1,0 +1,169 @@
+"""Auth bound to the connection, seen from Python (issue 27): a raw DEALER that presents a gem_ts
+client's routing id after that client's connection ended gets UNAUTHORIZED and reaches nothing; the
+client itself, when its connection is replaced under it, says hello again (token and resume secret)
+and finds its handles; a ``Handle`` survives ``copy`` and ``pickle`` with its boot."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import socket
+import threading
+import time
+from typing import Any, Dict, Iterator, List
+
+import msgpack
+import pytest
+import zmq
+
+import gem_ts
+from gem_ts import LocalServer
+from gem_ts.session import Handle
+
+TOKEN = "correct horse battery staple"
+EASY = "game:GuessTheNumber-v0-easy"
+
+
+@pytest.fixture(scope="module")
+def token_server() -> Iterator[LocalServer]:
+    srv = LocalServer(auth_token=TOKEN)
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+def raw_request(sock: Any, rid: int, fields: Dict[str, Any]) -> Dict[str, Any]:
+    """Sends until answered: while the victim's connection is being torn down libzmq refuses its
+    routing id, and what the thief sent on that refused connection is lost (it reconnects)."""
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        sock.send_multipart([msgpack.packb({"v": 1, "id": rid, **fields})])
+        while sock.poll(500):
+            header = msgpack.unpackb(sock.recv_multipart()[0], raw=False)
+            if header.get("id") == rid:
+                return header
+    raise AssertionError(f"no answer to {fields}")
+
+
+def server_stats(endpoint: str) -> Dict[str, Any]:
+    with gem_ts.connect(endpoint, token=TOKEN, heartbeat=False) as c:
+        return c.stats()["server"]
+
+
+def test_a_stolen_routing_id_reaches_nothing(token_server: LocalServer) -> None:
+    victim = gem_ts.connect(token_server.endpoint, token=TOKEN, heartbeat=False)
+    routing_id = victim._transport.sock.getsockopt(zmq.ROUTING_ID)
+    handle = victim.make_handle(EASY, num_envs=2)["handle"]
+    victim.reset(handle, seed=1)
+    victim._transport.close()  # the connection ends; the session waits (idle timeout) to be resumed
+
+    thief = zmq.Context.instance().socket(zmq.DEALER)
+    thief.setsockopt(zmq.ROUTING_ID, routing_id)
+    thief.setsockopt(zmq.LINGER, 0)
+    thief.connect(token_server.endpoint)
+    try:
+        for rid, fields in enumerate(
+            [
+                {"op": "ping"},
+                {"op": "stats"},
+                {"op": "reset", "handle": int(handle)},
+                {"op": "close", "handle": int(handle)},
+                {"op": "hello", "resume": victim.session.resume},
+            ],
+            start=1,
+        ):
+            reply = raw_request(thief, rid, fields)
+            assert reply["error"]["code"] == "UNAUTHORIZED", (fields, reply)
+    finally:
+        thief.close()
+    assert server_stats(token_server.endpoint)["envs"] >= 2  # the victim's envs are untouched
+
+
+class DroppingProxy:
+    """A TCP relay between a client and the server whose connections can be cut: the client's
+    DEALER then reconnects by itself, under the same routing id, as after a network blip."""
+
+    def __init__(self, upstream_port: int):
+        self.upstream_port = upstream_port
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.conns: List[socket.socket] = []
+        self.lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                down, _ = self.listener.accept()
+            except OSError:
+                return
+            up = socket.create_connection(("127.0.0.1", self.upstream_port))
+            with self.lock:
+                self.conns += [down, up]
+            for a, b in ((down, up), (up, down)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pump(src: socket.socket, dst: socket.socket) -> None:
+        try:
+            while data := src.recv(65536):
+                dst.sendall(data)
+        except OSError:
+            pass
+        for s in (src, dst):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def drop(self) -> None:
+        with self.lock:
+            conns, self.conns = self.conns, []
+        for s in conns:
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            s.close()
+
+    def close(self) -> None:
+        self.listener.close()
+        self.drop()
+
+
+@pytest.fixture(scope="module")
+def tcp_token_server() -> Iterator[LocalServer]:
+    srv = LocalServer(endpoint="tcp://127.0.0.1:0", auth_token=TOKEN)
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+@pytest.mark.parametrize("heartbeat", [False, True])
+def test_a_client_whose_connection_drops_says_hello_again_and_keeps_its_handles(tcp_token_server: LocalServer, heartbeat: bool) -> None:
+    proxy = DroppingProxy(int(tcp_token_server.endpoint.rsplit(":", 1)[1]))
+    try:
+        with gem_ts.connect(f"tcp://127.0.0.1:{proxy.port}", token=TOKEN, heartbeat=heartbeat) as client:
+            handle = client.make_handle(EASY, num_envs=1)["handle"]
+            client.reset(handle, seed=3)
+            resume = client.session.resume
+            assert isinstance(resume, str) and resume
+            proxy.drop()  # the server sees the connection end; the DEALER reconnects, same routing id
+            time.sleep(1.0)
+            if heartbeat:
+                # The heartbeat thread said hello again by itself (the session is bound once more).
+                assert not client.session.needs_hello
+            client.reset(handle, seed=3)
+            assert client.session.resume == resume
+            assert client.stats()["client"]["handles"] == 1
+    finally:
+        proxy.close()
+
+
+def test_a_handle_copies_and_pickles_with_its_boot() -> None:
+    h = Handle(7, "boot-1", 3)
+    for other in (copy.copy(h), copy.deepcopy(h), pickle.loads(pickle.dumps(h))):
+        assert isinstance(other, Handle)
+        assert (int(other), other.boot_id, other.num_envs) == (7, "boot-1", 3)
