@@ -30,7 +30,7 @@ import {
   type IsolationReport,
 } from './isolation.ts';
 import { resolvePythonRuntime, type PythonRuntime } from './pythonRuntime.ts';
-import { ZygoteProcess, type ZygoteReply, type ZygoteSpawn } from './zygoteProcess.ts';
+import { ZygoteProcess, type RunProfile, type ZygoteReply, type ZygoteSpawn } from './zygoteProcess.ts';
 
 export const ZYGOTE_PATH = fileURLToPath(new URL('./zygote.py', import.meta.url));
 
@@ -74,6 +74,8 @@ export interface SandboxOptions extends Partial<SandboxLimits> {
   poolSize?: number;
   /** Modules each zygote imports once at start, so runs that import them pay nothing. */
   preload?: string[];
+  /** Each result carries a profile of its run (core/bench/sandboxProfile.ts); costs a little time. */
+  profile?: boolean;
 }
 
 export interface RunOptions {
@@ -105,6 +107,8 @@ export interface SandboxResult {
   /** With killedReason 'output_limit': the stream that went past its cap. */
   flooded?: 'stdout' | 'stderr';
   wallMs: number;
+  /** With the `profile` option: the run's steps (and Node's send and receipt) in CLOCK_MONOTONIC µs. */
+  profile?: RunProfile;
 }
 
 /** The most stdout one run may keep: it travels back as one JSON line. */
@@ -133,7 +137,7 @@ export class Sandbox {
   private runNamespaces?: boolean;
 
   constructor(opts: SandboxOptions = {}) {
-    const { python, bwrap, allowUnsandboxed, poolSize, preload, ...limits } = opts;
+    const { python, bwrap, allowUnsandboxed, poolSize, preload, profile, ...limits } = opts;
     this.limits = { ...DEFAULT_LIMITS, ...stripUndefined(limits) };
     validateLimits(this.limits);
     this.runtime = resolvePythonRuntime(python);
@@ -148,10 +152,10 @@ export class Sandbox {
       );
     }
     this.poolSize = Math.max(1, poolSize ?? Math.min(8, availableParallelism()));
-    this.spawnSpec = this.buildSpawn(preload ?? DEFAULT_PRELOAD);
+    this.spawnSpec = this.buildSpawn(preload ?? DEFAULT_PRELOAD, profile ?? false);
   }
 
-  private buildSpawn(preload: string[]): ZygoteSpawn {
+  private buildSpawn(preload: string[], profile: boolean): ZygoteSpawn {
     const env: Record<string, string> = {
       PATH: '/usr/local/bin:/usr/bin:/bin',
       LANG: 'C.UTF-8',
@@ -163,6 +167,7 @@ export class Sandbox {
       GEM_PRELOAD: preload.join(','),
       GEM_SCRATCH_MB: String(this.limits.scratchMb),
     };
+    if (profile) env.GEM_PROFILE = '1';
     if (isRoot()) {
       env.GEM_RUN_UID = String(RUN_ID_BASE);
       env.GEM_RUN_GID = String(RUN_ID_BASE);
@@ -252,6 +257,7 @@ export class Sandbox {
     opts.signal?.throwIfAborted();
     const z = await this.acquire();
     let reply: ZygoteReply;
+    const sentUs = monotonicUs();
     try {
       reply = await z.run(
         {
@@ -273,7 +279,12 @@ export class Sandbox {
     } finally {
       this.release(z);
     }
-    return this.toResult(reply, { timeoutMs, memoryMb, cpuSeconds, stdoutKill: stdoutKill ?? this.limits.killOutputBytes });
+    const result = this.toResult(reply, { timeoutMs, memoryMb, cpuSeconds, stdoutKill: stdoutKill ?? this.limits.killOutputBytes });
+    if (reply.profile) {
+      const marks: Array<[string, number]> = [['node sent the request', sentUs], ...reply.profile.marks, ['node got the reply', monotonicUs()]];
+      result.profile = { marks: marks.sort((a, b) => a[1] - b[1]), cpu_us: reply.profile.cpu_us };
+    }
+    return result;
   }
 
   private toResult(r: ZygoteReply, lim: { timeoutMs: number; memoryMb: number; cpuSeconds: number; stdoutKill: number }): SandboxResult {
@@ -328,6 +339,11 @@ export class Sandbox {
     this.idle.length = 0;
     if (this.scratchDir) rmSync(this.scratchDir, { recursive: true, force: true });
   }
+}
+
+/** CLOCK_MONOTONIC in µs, the clock the zygote's profile marks use. */
+function monotonicUs(): number {
+  return Number(process.hrtime.bigint() / 1000n);
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

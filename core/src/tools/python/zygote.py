@@ -69,6 +69,17 @@ RUN_IDS = int(os.environ.get("GEM_RUN_IDS", "1"))
 RUN_NEWNET = os.environ.get("GEM_RUN_NEWNET") == "1"
 # Under bubblewrap the zygote is alone in its pid namespace: anything else left after a run is a stray.
 REAP_STRAYS = os.environ.get("GEM_REAP_STRAYS") == "1"
+# Profiling (core/bench/sandboxProfile.ts): each process of a run notes when it reaches each step
+# (CLOCK_MONOTONIC, microseconds) and the reply carries the notes. The runner appends its own to
+# stderr after the program has ended, behind PROFILE_TAG, and the zygote takes them off again.
+PROFILE = os.environ.get("GEM_PROFILE") == "1"
+PROFILE_TAG = b"\n\0gem-profile "
+MARKS = []
+
+
+def mark(step):
+    if PROFILE:
+        MARKS.append((step, time.monotonic_ns() // 1000))
 
 
 def write_file(path, text):
@@ -230,10 +241,14 @@ def runner(req_r, workdir, isolated, out_w, err_w):
     """Pid 1 of the run's namespace (or a plain child without namespaces): waits for its request,
     then runs the code and ends the way the interpreter would have ended it."""
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    MARKS.clear()
+    mark("runner forked")
     if isolated:
         # A /proc of the run's own pid namespace: the code sees only its own processes.
         libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
+    mark("runner ready (own /proc)")
     req = read_request(req_r)
+    mark("runner got request")
     # The keeper left this process non-dumpable while it waited for its request; the code may read
     # its own /proc files, as a plain process can.
     libc.prctl(PR_SET_DUMPABLE, 1)
@@ -252,6 +267,7 @@ def runner(req_r, workdir, isolated, out_w, err_w):
     # Nothing of the zygote's (the protocol pipes above all) stays reachable from the code.
     os.closerange(3, 65536)
     std_streams()
+    mark("stdio set (stdin, streams, fds closed)")
     sys.argv = ["main.py"]
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     # Exit hooks the zygote's own imports registered are not the program's.
@@ -259,25 +275,35 @@ def runner(req_r, workdir, isolated, out_w, err_w):
     set_limits(req)
     if isolated:
         drop_capabilities()
+    mark("limits set, capabilities dropped")
     namespace = {"__name__": "__main__", "__builtins__": __builtins__}
     code = 0
     try:
         compiled = compile(req["code"], "main.py", "exec")
+        mark("code compiled")
         exec(compiled, namespace)
     except SystemExit as e:
         code = exit_status(e)
     except BaseException as e:
         print_uncaught(e)
         code = 1
-    os._exit(finalize(namespace, code))
+    mark("code ran")
+    code = finalize(namespace, code)
+    if PROFILE:
+        mark("interpreter finalized")
+        os.write(2, PROFILE_TAG + json.dumps(MARKS).encode() + b"\n")
+    os._exit(code)
 
 
 def keeper(req_r, out_w, err_w, status_w, k):
     """Enters the run's namespaces, forks the runner and reports how it ended on `status_w`."""
     try:
+        MARKS.clear()
+        mark("keeper forked")
         os.setsid()
         drop_privileges(k)
         isolated = RUN_NAMESPACES and enter_namespaces(SCRATCH_MB)
+        mark("keeper in namespaces")
         if RUN_NAMESPACES and not isolated:
             raise OSError(ctypes.get_errno(), "the kernel refused new namespaces for this run")
         # From here on no process of this uid (not even this run's code) may open our /proc files
@@ -291,11 +317,17 @@ def keeper(req_r, out_w, err_w, status_w, k):
         if pid == 0:
             os.close(status_w)
             runner(req_r, workdir, isolated, out_w, err_w)
+        mark("keeper forked the runner")
         os.write(status_w, f"runner:{pid}\n".encode())
         for fd in (req_r, out_w, err_w):
             os.close(fd)
         _, status, usage = os.wait4(pid, 0)
         cpu_ms = int((usage.ru_utime + usage.ru_stime) * 1000)
+        if PROFILE:
+            mark("keeper reaped the runner")
+            own = resource.getrusage(resource.RUSAGE_SELF)
+            cpu = {"keeper": cpu_us(own), "runner": cpu_us(usage)}
+            os.write(status_w, f"profile:{json.dumps({'marks': MARKS, 'cpu_us': cpu})}\n".encode())
         if os.WIFSIGNALED(status):
             msg = f"signal:{os.WTERMSIG(status)}:{cpu_ms}\n"
         else:
@@ -380,6 +412,10 @@ class Capture:
 FINAL_KINDS = ("exit", "signal", "error")
 
 
+def cpu_us(usage):
+    return int((usage.ru_utime + usage.ru_stime) * 1_000_000)
+
+
 def parse_status(text):
     """The keeper's report: `workdir:` and `runner:` lines, then `exit:`/`signal:`/`error:`."""
     out = {"exit_code": None, "signal": None, "error": None, "cpu_ms": None, "workdir": None, "runner": None, "final": False}
@@ -397,6 +433,8 @@ def parse_status(text):
             out["exit_code" if kind == "exit" else "signal"] = int(value)
         elif kind == "error":
             out["error"] = rest
+        elif kind == "profile":
+            out["profile"] = json.loads(rest)
         out["final"] = out["final"] or kind in FINAL_KINDS
     return out
 
@@ -484,6 +522,7 @@ def prepare():
 def run(req):
     started = time.monotonic()
     slot = take_slot(req)
+    mark("zygote sent the request")
     RUNNING.add(slot.k)
     try:
         return watch(req, slot, started)
@@ -496,6 +535,7 @@ def watch(req, slot, started):
     if AHEAD:
         # The next run's processes and namespaces get made while this one executes.
         prepare()
+        mark("zygote forked the next slot")
     pid, out_r, err_r, st_r = slot.pid, slot.out_r, slot.err_r, slot.st_r
     deadline = started + req["timeout_ms"] / 1000.0
     out_keep = req.get("stdout_keep_bytes") or req["max_output_bytes"]
@@ -525,6 +565,8 @@ def watch(req, slot, started):
             elif key.fd == st_r:
                 status += data
                 result = parse_status(status.decode(errors="replace"))
+                if result["final"]:
+                    mark("zygote got the exit status")
             else:
                 captures[key.fd].add(data)
                 if captures[key.fd].total > kill_at[key.fd]:
@@ -566,7 +608,12 @@ def watch(req, slot, started):
         if os.WIFSIGNALED(keeper_status):
             result["signal"] = os.WTERMSIG(keeper_status)
     out, err = captures[out_r], captures[err_r]
+    profile = None
+    if PROFILE:
+        mark("zygote has the reply")
+        profile = profile_report(err, result.get("profile"))
     return {
+        "profile": profile,
         "id": req["id"],
         "stdout": out.text(),
         "stderr": err.text(),
@@ -581,6 +628,22 @@ def watch(req, slot, started):
         "error": result["error"],
         "wall_ms": (time.monotonic() - started) * 1000.0,
     }
+
+
+def profile_report(err, keeper):
+    """The marks of the zygote, the keeper and the runner (taken off the end of stderr), with the CPU
+    time the zygote and its reaped children have used so far."""
+    runner = []
+    joined = b"".join(err.parts)
+    at = joined.rfind(PROFILE_TAG)
+    if at >= 0:
+        runner = json.loads(joined[at + len(PROFILE_TAG):])
+        err.parts, err.kept = [joined[:at]], at
+        err.total -= len(joined) - at
+    cpu = dict((keeper or {}).get("cpu_us") or {})
+    cpu["zygote"] = cpu_us(resource.getrusage(resource.RUSAGE_SELF))
+    cpu["zygote_children"] = cpu_us(resource.getrusage(resource.RUSAGE_CHILDREN))
+    return {"marks": MARKS + (keeper or {}).get("marks", []) + runner, "cpu_us": cpu}
 
 
 def probe_namespaces():
@@ -646,6 +709,8 @@ def main():
         if not raw:
             continue
         req = None
+        MARKS.clear()
+        mark("zygote got the request")
         try:
             req = json.loads(raw)
             reply = run(req)

@@ -35,8 +35,16 @@ export interface ZygoteReply {
   flooded?: 'stdout' | 'stderr' | null;
   error?: string | null;
   wall_ms?: number;
+  /** With GEM_PROFILE=1: when each process of the run reached each step, and CPU used so far. */
+  profile?: RunProfile | null;
   /** Set by us (not the zygote) when the caller aborted the run. */
   cancelled?: boolean;
+}
+
+/** Steps of one run as [step, CLOCK_MONOTONIC µs], and CPU µs (keeper, runner: this run; zygote: so far). */
+export interface RunProfile {
+  marks: Array<[string, number]>;
+  cpu_us: Record<string, number>;
 }
 
 export interface ZygoteHello {
