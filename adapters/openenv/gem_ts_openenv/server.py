@@ -1,26 +1,21 @@
 """A gem-ts server with its OpenEnv front door, as a child of this process.
 
-It runs ``gem-ts serve --openenv HOST:PORT --exit-with-stdin`` (the CLI gem_ts finds for its own local
-server) and reads the two lines it prints once bound: ``GEM_TS_OPENENV_URL=…`` and
-``GEM_TS_ENDPOINT=…``. Its stdin is a pipe from us, so it stops when this process ends, even on
-SIGKILL; ``close()`` stops it at once. An auth token travels through an inherited pipe
-(``--auth-token-file=/dev/fd/N``), never on the command line.
+gem_ts's own LocalServer starts it (``gem-ts serve --exit-with-stdin`` plus ``--openenv HOST:PORT``):
+the same CLI lookup, token by inherited pipe, and stop when this process ends. The server prints
+``GEM_TS_OPENENV_URL=…`` on the line after ``GEM_TS_ENDPOINT=…``; we read it there. It reads no
+server-side files (no ``--data-dir``): OpenEnv clients may reach it over TCP, so datasets come inline.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import threading
-from collections import deque
-from typing import Deque, Dict, Mapping, Optional, Sequence, Union
+from typing import Dict, List, Mapping, Optional, Sequence, Union
 from urllib.parse import quote
 
-from gem_ts.local_server import find_cli, server_env
+from gem_ts.local_server import LocalServer
 
 URL_PREFIX = "GEM_TS_OPENENV_URL="
-ENDPOINT_PREFIX = "GEM_TS_ENDPOINT="
 
 
 class OpenEnvServer:
@@ -41,63 +36,36 @@ class OpenEnvServer:
     ) -> None:
         if (options is not None or wrappers is not None) and env_id is None:
             raise ValueError("options and wrappers set the default env; give env_id too")
-        bind = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-        cmd = [*find_cli(), "serve", "--openenv", bind, "--exit-with-stdin"]
+        args = ["--openenv", f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
         if env_id is not None:
-            cmd += ["--openenv-env", env_id]
+            args += ["--openenv-env", env_id]
         if options is not None:
-            cmd += ["--openenv-options", json.dumps(dict(options))]
+            args += ["--openenv-options", json.dumps(dict(options))]
         if wrappers is not None:
-            cmd += ["--openenv-wrappers", wrappers if isinstance(wrappers, str) else ",".join(wrappers)]
+            args += ["--openenv-wrappers", wrappers if isinstance(wrappers, str) else ",".join(wrappers)]
         if max_sessions is not None:
-            cmd += ["--openenv-max-sessions", str(max_sessions)]
-        pass_fds: tuple = ()
-        if auth_token is not None:
-            read_end, write_end = os.pipe()
-            os.write(write_end, auth_token.encode("utf-8"))
-            os.close(write_end)
-            cmd.append(f"--auth-token-file=/dev/fd/{read_end}")
-            pass_fds = (read_end,)
-        cmd += list(extra_args)
+            args += ["--openenv-max-sessions", str(max_sessions)]
         self.auth_token = auth_token
-        self._stderr: Deque[str] = deque(maxlen=40)
-        self.proc = subprocess.Popen(
-            cmd,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=server_env(),
-            pass_fds=pass_fds,
-        )
-        for fd in pass_fds:
-            os.close(fd)
-        threading.Thread(target=self._drain_stderr, daemon=True).start()
-        self.url, self.endpoint = self._read_addresses(startup_timeout)
+        self.local = LocalServer([*args, *extra_args], startup_timeout, auth_token=auth_token, data_dirs=[])
+        self.endpoint = self.local.endpoint
+        self.url = self._read_url(startup_timeout)
 
-    def _drain_stderr(self) -> None:
-        for line in self.proc.stderr:  # type: ignore[union-attr]
-            self._stderr.append(line.rstrip("\n"))
-
-    def _read_addresses(self, timeout: float):
-        found: Dict[str, str] = {}
+    def _read_url(self, timeout: float) -> str:
+        found: List[str] = []
 
         def read() -> None:
-            for line in self.proc.stdout:  # type: ignore[union-attr]
-                for key, prefix in (("url", URL_PREFIX), ("endpoint", ENDPOINT_PREFIX)):
-                    if line.startswith(prefix):
-                        found[key] = line[len(prefix) :].strip()
-                if "endpoint" in found:
-                    return
+            assert self.local.proc.stdout is not None
+            line = self.local.proc.stdout.readline()
+            if line.startswith(URL_PREFIX):
+                found.append(line[len(URL_PREFIX) :].strip())
 
         t = threading.Thread(target=read, daemon=True)
         t.start()
         t.join(timeout)
-        if "url" not in found or "endpoint" not in found:
+        if not found:
             self.close()
-            tail = "\n".join(self._stderr)
-            raise RuntimeError(f"gem-ts serve --openenv did not start within {timeout:.0f} s:\n{tail}")
-        return found["url"], found["endpoint"]
+            raise RuntimeError(f"gem-ts serve printed no {URL_PREFIX} line:\n{self.local.stderr_tail()}")
+        return found[0]
 
     def base_url(self, env_id: Optional[str] = None) -> str:
         """The base URL an OpenEnv client is given: ``<url>/envs/<env id>``, or the root (the default env)."""
@@ -108,22 +76,8 @@ class OpenEnvServer:
         """What an OpenEnv client passes as ``headers=`` when the server needs a token."""
         return None if self.auth_token is None else {"Authorization": f"Bearer {self.auth_token}"}
 
-    def close(self, timeout: float = 5.0) -> None:
-        if self.proc.poll() is not None:
-            return
-        try:
-            self.proc.stdin.close()  # type: ignore[union-attr]
-        except OSError:
-            pass
-        try:
-            self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+    def close(self) -> None:
+        self.local.stop()
 
     def __enter__(self) -> "OpenEnvServer":
         return self

@@ -156,14 +156,15 @@ export async function run(args: string[]): Promise<number> {
     console.error(`gem-ts serve: could not start: ${(e as Error).message}`);
     return 1;
   }
-  let openenvServer: { close(): Promise<void> } | undefined;
+  // Bound before the endpoint line, so a port in use fails the start; its line follows the endpoint's
+  // (a launcher that reads up to GEM_TS_ENDPOINT, as gem_ts's LocalServer does, reads it next).
+  let openenvServer: { close(): Promise<void>; url: string } | undefined;
   if (openenv) {
     const { OpenEnvServer } = await import('../server/openenv/openEnvServer.ts');
     const door = new OpenEnvServer({ ...openenv, catalog: catalog.envs, wrappers: catalog.wrappers, limits, logger: log, authToken: auth.token });
     try {
-      const url = await door.start();
+      await door.start();
       openenvServer = door;
-      process.stdout.write(`GEM_TS_OPENENV_URL=${url}\n`);
     } catch (e) {
       await server.close();
       console.error(`gem-ts serve: could not start the OpenEnv front door on ${openenv.host}:${openenv.port}: ${(e as Error).message}`);
@@ -171,6 +172,7 @@ export async function run(args: string[]): Promise<number> {
     }
   }
   process.stdout.write(`GEM_TS_ENDPOINT=${endpoint}\n`);
+  if (openenvServer) process.stdout.write(`GEM_TS_OPENENV_URL=${openenvServer.url}\n`);
   if (auth.generated && openenv) {
     process.stderr.write(`gem-ts serve: this server is reachable from other machines; clients must send this auth token (GEM_TS_TOKEN or token=; OpenEnv clients: the header 'Authorization: Bearer <token>'): ${auth.token}\n`);
   } else if (auth.generated) {
