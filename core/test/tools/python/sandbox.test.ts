@@ -20,6 +20,11 @@ describe.skipIf(!bwrapWorks())('Sandbox (bubblewrap)', () => {
     expect(r.killedReason).toBeUndefined();
   });
 
+  it('gives stdin as a file the program may read twice', async () => {
+    const r = await sb.run({ code: 'import sys\nfirst = sys.stdin.read()\nsys.stdin.seek(0)\nprint(first == sys.stdin.read(), len(first))', stdin: 'x'.repeat(300_000) });
+    expect(r.stdout).toBe('True 300000\n');
+  });
+
   it('reports an exception with a traceback that shows only the code', async () => {
     const r = await sb.run({ code: 'def f():\n    return 1 / 0\nf()' });
     expect(r.exitCode).toBe(1);

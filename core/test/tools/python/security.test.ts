@@ -30,6 +30,33 @@ runners = [p for p, pp in parent.items() if pp in keepers]
 others = set(parent) - {me} - set(inits) - set(zygotes) - set(keepers) - set(runners)
 print(json.dumps({"files": sorted(os.listdir(".")), "inits": len(inits), "zygotes": len(zygotes), "keepers": len(keepers), "runners": len(runners), "others": len(others)}))`;
 
+describe.skipIf(!bwrapWorks())('sandbox security across runs in flight', () => {
+  const pool = new Sandbox({ poolSize: 2, timeoutMs: 8000 });
+  afterAll(() => pool.close());
+
+  it("two runs at once see neither each other's files nor processes", async () => {
+    // A writes a file and waits; B, running at the same time in the other zygote, looks for it
+    // everywhere it can: its own scratch, every /proc/<pid>/root it can see.
+    const a = pool.run({ code: 'import time\nopen("secret-of-a", "w").write("x")\nprint("a wrote")\ntime.sleep(1.5)' });
+    await new Promise((r) => setTimeout(r, 300));
+    const b = await pool.run({
+      code: [
+        'import os',
+        'found = [f for f in os.listdir(".") if "secret" in f]',
+        'for p in os.listdir("/proc"):',
+        '    if p.isdigit():',
+        '        try:',
+        '            found += [f"{p}:{f}" for f in os.listdir(f"/proc/{p}/root/tmp") if "secret" in f]',
+        '        except OSError:',
+        '            pass',
+        'print(found)',
+      ].join('\n'),
+    });
+    expect(b.stdout).toBe('[]\n');
+    expect((await a).stdout).toBe('a wrote\n');
+  });
+});
+
 describe.skipIf(!bwrapWorks())('sandbox security', () => {
   const sb = new Sandbox({ poolSize: 1, timeoutMs: 4000, memoryMb: 512 });
   let server: Server;
@@ -179,6 +206,70 @@ describe.skipIf(!bwrapWorks())('sandbox security', () => {
       else expect(r.stdout + r.stderr).toMatch(/still here|ProcessLookupError|PermissionError/);
       await expectCleanNextRun();
     }
+  });
+
+  it('holds no capability: cannot unmount its scratch tmpfs (the zygote\'s /tmp is under it) nor mount one', async () => {
+    const r = await sb.run({
+      code: [
+        'import ctypes, os',
+        'libc = ctypes.CDLL(None, use_errno=True)',
+        'caps = [l.split()[1] for l in open("/proc/self/status") if l.startswith(("CapEff", "CapPrm", "CapBnd", "CapAmb"))]',
+        'umount = libc.umount2(b"/tmp", 2), ctypes.get_errno()',
+        'mount = libc.mount(b"tmpfs", b"/tmp", b"tmpfs", 0, b"size=1g"), ctypes.get_errno()',
+        'print(caps, umount, mount)',
+      ].join('\n'),
+    });
+    expect(r.stdout).toBe("['0000000000000000', '0000000000000000', '0000000000000000', '0000000000000000'] (-1, 1) (-1, 1)\n");
+    await expectCleanNextRun();
+  });
+
+  it("cannot reach any other process's files, memory or descriptors, nor signal it", async () => {
+    // Where the run sees the zygote's processes (as root): bubblewrap's init, the zygote, this run's
+    // keeper, and the keeper and runner made ahead for the next run. None may be opened or signalled.
+    const r = await sb.run({
+      code: [
+        'import os, signal',
+        'me = int(os.readlink("/proc/self"))',
+        'others = [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) != me]',
+        'reached = []',
+        'for pid in others:',
+        '    for path in ("root/tmp", "cwd", "fd"):',
+        '        try:',
+        '            if os.listdir(f"/proc/{pid}/{path}"):',
+        '                reached.append((pid, path))',
+        '        except OSError:',
+        '            pass',
+        '    # A keeper that has exited but is not reaped yet has no memory: opening its maps reads nothing.',
+        '    for path in ("environ", "maps", "mem"):',
+        '        try:',
+        '            with open(f"/proc/{pid}/{path}", "rb") as f:',
+        '                if f.read(1):',
+        '                    reached.append((pid, path))',
+        '        except OSError:',
+        '            pass',
+        '# Signals name pids of the run\'s own namespace, where it is pid 1 and alone.',
+        'signalled = []',
+        'for pid in range(2, 400):',
+        '    try:',
+        '        os.kill(pid, 0)',
+        '        signalled.append(pid)',
+        '    except OSError:',
+        '        pass',
+        'print(len(others) >= 0, reached, signalled)',
+      ].join('\n'),
+    });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('True [] []\n');
+    await expectCleanNextRun();
+  });
+
+  it('is stopped, with everything it started, even after clearing its parent-death signal', async () => {
+    const r = await sb.run({
+      code: 'import ctypes, os, time\nctypes.CDLL(None).prctl(1, 0)\nif os.fork() == 0:\n    ctypes.CDLL(None).prctl(1, 0)\ntime.sleep(60)',
+      timeoutMs: 1000,
+    });
+    expect(r.killedReason).toBe('timeout');
+    await expectCleanNextRun();
   });
 
   it('cannot talk to the zygote through inherited descriptors', async () => {
