@@ -191,6 +191,12 @@ export class OpHandlers {
     if (typeof r.env_ids !== 'string' && r.num_envs !== undefined && r.num_envs !== r.env_ids.length) {
       throw new GemError('INVALID_REQUEST', `num_envs (${r.num_envs}) differs from the ${r.env_ids.length} env ids given.`);
     }
+    if (typeof r.wrappers === 'string' && r.wrappers.trim() !== '' && r.wrappers.split(',').some((w) => w.trim() === '')) {
+      // '' is no wrappers (as in GEM); an empty name inside a list is a typo, never silently dropped.
+      throw new GemError('INVALID_WRAPPER', `wrappers '${r.wrappers.slice(0, 200)}' has an empty name; write the names separated by single commas.`, {
+        wrappers: r.wrappers.slice(0, 200),
+      });
+    }
     // Rows sent inline are data this session makes the server hold, like a pushed table.
     const inline = inlineRowBytes(r);
     if (inline > 0) this.ctx.tenancy.checkHold(s, inline, `Making ${n} envs with ${inline} bytes of rows given inline`);

@@ -281,8 +281,8 @@ export async function encodeRowsSliced(rows: Rows, sliceRows: number): Promise<U
  * Parses Arrow IPC stream bytes; anything that is not a stream, or whose buffers do not back the
  * rows its metadata claims, is INVALID_BODY, never a crash.
  */
-export function readTable(bytes: Uint8Array): Table {
-  verifyIpcStream(bytes);
+export function readTable(bytes: Uint8Array, opts: { requireEnd?: boolean } = {}): Table {
+  verifyIpcStream(bytes, opts);
   let table: Table;
   try {
     table = tableFromIPC(bytes);
@@ -386,9 +386,12 @@ export function decodeRows(bytes: Uint8Array): VectorStepResult {
   };
 }
 
-/** Any Arrow table (register_dataset) as plain rows; BigInts become numbers when they fit. */
+/**
+ * Any Arrow table (register_dataset) as plain rows; BigInts become numbers when they fit. The stream
+ * must be whole, end-of-stream marker included: a table is kept, so a cut one is refused.
+ */
 export function tableToRows(bytes: Uint8Array): Record<string, unknown>[] {
-  const table = readTable(bytes);
+  const table = readTable(bytes, { requireEnd: true });
   const names = table.schema.fields.map((f) => f.name);
   const rows: Record<string, unknown>[] = [];
   for (const row of table) {

@@ -98,16 +98,25 @@ export function parseRequest(frames: readonly Uint8Array[]): ParsedRequest {
     throw new RequestError(null, new GemError('PROTOCOL_ERROR', 'The header must be a msgpack map.'));
   }
   const id = Number.isSafeInteger(raw.id) && (raw.id as number) >= 0 ? (raw.id as number) : null;
-  if (raw.v !== PROTOCOL_VERSION) {
+  if (raw.v !== PROTOCOL_VERSION || versionIsFloat(headerBytes)) {
+    const given = raw.v === PROTOCOL_VERSION ? `${PROTOCOL_VERSION}.0 (a float)` : describeValue(raw.v);
     throw new RequestError(
       id,
-      new GemError('UNSUPPORTED_VERSION', `Protocol version ${describeValue(raw.v)} is not supported; this server speaks v${PROTOCOL_VERSION}.`, {
+      new GemError('UNSUPPORTED_VERSION', `Protocol version ${given} is not supported; this server speaks v${PROTOCOL_VERSION} ('v' is the integer ${PROTOCOL_VERSION}).`, {
         supported: [PROTOCOL_VERSION],
       }),
     );
   }
   if (id === null) {
     throw new RequestError(null, new GemError('INVALID_REQUEST', "The header needs 'id', a non-negative integer."));
+  }
+  const entries = mapEntries(headerBytes);
+  if (entries !== Object.keys(raw).length) {
+    // Which copy a decoder keeps is its own choice; a request that says two things says neither.
+    throw new RequestError(
+      id,
+      new GemError('INVALID_REQUEST', `The header map has ${entries} entries but ${Object.keys(raw).length} distinct field names: a field is given twice.`),
+    );
   }
   const op = raw.op;
   if (typeof op !== 'string' || !(REQUEST_OPS as readonly string[]).includes(op)) {
@@ -122,6 +131,103 @@ export function parseRequest(frames: readonly Uint8Array[]): ParsedRequest {
     throw new RequestError(id, new GemError('INVALID_REQUEST', clip(`Invalid '${op}' request: ${describeIssues(parsed.error.issues)}`, 2000), { op }));
   }
   return { op, id, header: parsed.data, body: body && body.length > 0 ? body : undefined } as ParsedRequest;
+}
+
+/** The entry count a msgpack map header declares (the header frame's first bytes). */
+function mapEntries(bytes: Uint8Array): number {
+  const b = bytes[0];
+  if (b >= 0x80 && b <= 0x8f) return b & 0x0f;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (b === 0xde && bytes.length >= 3) return view.getUint16(1);
+  if (b === 0xdf && bytes.length >= 5) return view.getUint32(1);
+  return -1;
+}
+
+/**
+ * Whether the header's top-level `v` is written as a msgpack float (1.0 decodes to the number 1).
+ * Walks the top-level entries up to `v`, which clients write first, so this is one look at most.
+ */
+function versionIsFloat(bytes: Uint8Array): boolean {
+  const n = mapEntries(bytes);
+  let pos = bytes[0] === 0xde ? 3 : bytes[0] === 0xdf ? 5 : 1;
+  try {
+    for (let i = 0; i < n; i++) {
+      const isV = (bytes[pos] === 0xa1 && bytes[pos + 1] === 0x76) || (bytes[pos] === 0xd9 && bytes[pos + 1] === 1 && bytes[pos + 2] === 0x76);
+      pos = skipValue(bytes, pos);
+      if (isV) return bytes[pos] === 0xca || bytes[pos] === 0xcb;
+      pos = skipValue(bytes, pos);
+    }
+  } catch {
+    return false; // the decoder already read it; a walk that fails here decides nothing
+  }
+  return false;
+}
+
+/** The position after the msgpack value at `pos` (throws past the end). */
+function skipValue(bytes: Uint8Array, pos: number): number {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const b = bytes[pos];
+  if (b === undefined) throw new RangeError('past the end');
+  if (b <= 0x7f || b >= 0xe0 || b === 0xc0 || b === 0xc1 || b === 0xc2 || b === 0xc3) return pos + 1;
+  if (b >= 0xa0 && b <= 0xbf) return pos + 1 + (b & 0x1f);
+  const items = (count: number, from: number) => {
+    let p = from;
+    for (let i = 0; i < count; i++) p = skipValue(bytes, p);
+    return p;
+  };
+  if (b >= 0x90 && b <= 0x9f) return items(b & 0x0f, pos + 1);
+  if (b >= 0x80 && b <= 0x8f) return items(2 * (b & 0x0f), pos + 1);
+  switch (b) {
+    case 0xc4:
+    case 0xd9:
+      return pos + 2 + view.getUint8(pos + 1);
+    case 0xc5:
+    case 0xda:
+      return pos + 3 + view.getUint16(pos + 1);
+    case 0xc6:
+    case 0xdb:
+      return pos + 5 + view.getUint32(pos + 1);
+    case 0xc7:
+      return pos + 3 + view.getUint8(pos + 1);
+    case 0xc8:
+      return pos + 4 + view.getUint16(pos + 1);
+    case 0xc9:
+      return pos + 6 + view.getUint32(pos + 1);
+    case 0xca:
+      return pos + 5;
+    case 0xcb:
+      return pos + 9;
+    case 0xcc:
+    case 0xd0:
+      return pos + 2;
+    case 0xcd:
+    case 0xd1:
+      return pos + 3;
+    case 0xce:
+    case 0xd2:
+      return pos + 5;
+    case 0xcf:
+    case 0xd3:
+      return pos + 9;
+    case 0xd4:
+      return pos + 3;
+    case 0xd5:
+      return pos + 4;
+    case 0xd6:
+      return pos + 6;
+    case 0xd7:
+      return pos + 10;
+    case 0xd8:
+      return pos + 18;
+    case 0xdc:
+      return items(view.getUint16(pos + 1), pos + 3);
+    case 0xdd:
+      return items(view.getUint32(pos + 1), pos + 5);
+    case 0xde:
+      return items(2 * view.getUint16(pos + 1), pos + 3);
+    default: // 0xdf
+      return items(2 * view.getUint32(pos + 1), pos + 5);
+  }
 }
 
 export function okReply(id: number, fields: Record<string, unknown>): Buffer {

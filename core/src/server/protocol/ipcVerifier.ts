@@ -163,8 +163,12 @@ const HEADER_SCHEMA = 1;
 const HEADER_DICTIONARY_BATCH = 2;
 const HEADER_RECORD_BATCH = 3;
 
-/** Throws INVALID_BODY unless `bytes` is a well-bounded Arrow IPC stream. */
-export function verifyIpcStream(bytes: Uint8Array): void {
+/**
+ * Throws INVALID_BODY unless `bytes` is a well-bounded Arrow IPC stream. With `requireEnd` the stream
+ * must close with its end-of-stream marker and nothing after it: a body cut short at a message
+ * boundary would otherwise read as a smaller table (a pushed dataset missing its last rows).
+ */
+export function verifyIpcStream(bytes: Uint8Array, opts: { requireEnd?: boolean } = {}): void {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let pos = 0;
   let messages = 0;
@@ -177,7 +181,11 @@ export function verifyIpcStream(bytes: Uint8Array): void {
       size = view.getInt32(pos, true);
       pos += 4;
     }
-    if (size === 0) return; // end of stream
+    if (size === 0) {
+      // end of stream
+      if (opts.requireEnd && pos !== bytes.length) fail(`${bytes.length - pos} bytes follow the end-of-stream marker`);
+      return;
+    }
     if (size < 0 || pos + size > bytes.length) fail(`a message of ${size} bytes does not fit in the stream`);
     const fb = new Flat(bytes.subarray(pos, pos + size));
     const m = fb.table(fb.deref(0));
@@ -203,4 +211,11 @@ export function verifyIpcStream(bytes: Uint8Array): void {
     messages++;
   }
   if (messages === 0) fail('no messages');
+  if (opts.requireEnd) {
+    fail(
+      pos < bytes.length
+        ? `the stream ends in ${bytes.length - pos} stray bytes instead of its end-of-stream marker: it was cut short`
+        : 'the stream ends without its end-of-stream marker: it was cut short (a writer closes the stream to write it)',
+    );
+  }
 }
