@@ -1,6 +1,7 @@
 """openenv 0.10's own, unmodified clients (GenericEnvClient, MCPToolClient) play gem-ts envs served by
 the TypeScript server's OpenEnv front door (`gem-ts serve --openenv`): a game to the end, a math env
-with an inline dataset, a tool env (python_tool), many sessions at once, and bad input."""
+with an inline dataset, a code env graded in the sandbox, a tool env (python_tool), many sessions at
+once, and bad input."""
 import asyncio
 import json
 import re
@@ -117,6 +118,28 @@ def test_math_env_with_an_inline_dataset(server):
                 outcomes[(seed, answer == right)] = result.reward
     assert sorted(set(outcomes.values())) == [0.0, 1.0]
     assert all(r == 1.0 for (_, ok), r in outcomes.items() if ok) and len(outcomes) == 8
+
+
+@needs_sandbox
+def test_code_env_graded_in_the_sandbox(server):
+    rows = [{"problem": "Read a number and print it twice as large.", "tests": {"inputs": ["3\n", "10\n"], "outputs": ["6\n", "20\n"]}}]
+    replies = {
+        "right": "```python\nprint(int(input())*2)\n```",
+        "wrong": "```python\nprint(int(input())+2)\n```",
+        "no code": "I would double it.",
+    }
+    rewards = {}
+    with GenericEnvClient(base_url=server.base_url("code:CodeContest"), message_timeout_s=120).sync() as env:
+        for name, reply in replies.items():
+            first = env.reset(seed=0, options={"dataset": rows})
+            assert first.observation["text"] == play_directly("code:CodeContest", 0, [], dataset=rows)[0]
+            result = env.step({"message": reply})
+            assert result.done and env.state()["step_count"] == 1
+            assert [result.reward] == play_directly("code:CodeContest", 0, [reply], dataset=rows)[1]
+            rewards[name] = (result.reward, result.metadata)
+    assert rewards["right"] == (1.0, {"correct": True, "tests_passed": 2, "tests_total": 2})
+    assert rewards["wrong"][0] == 0.0 and rewards["wrong"][1]["tests_passed"] == 0
+    assert rewards["no code"] == (-0.1, {"correct": False, "format_error": True})
 
 
 def test_default_env_of_the_server_serves_a_plain_base_url():
