@@ -173,6 +173,8 @@ class Session:
         #: The secret the server gave this session in hello: a later connection presents it (with the
         #: token) to get the same session, and so its handles, back.
         self.resume: Optional[str] = None
+        #: The connection dropped since the last hello: the server unbound this session from it.
+        self.reconnecting = False
         self.server_info: Dict[str, Any] = {}
         self.limits: Dict[str, Any] = {}
         self.heartbeat_s = 1.0
@@ -206,6 +208,7 @@ class Session:
         self.boot_id = boot
         resume = header.get("resume")
         self.resume = resume if isinstance(resume, str) else None
+        self.reconnecting = False
         self.server_info = header["server"]
         self.limits = header["limits"]
         self.heartbeat_s = max(0.05, self.limits.get("heartbeat_ms", 5000) / 1000.0)
@@ -225,8 +228,10 @@ class Session:
     @property
     def wants_hello(self) -> bool:
         """A connection came back after this client had a session: say hello (token and resume secret)
-        before the idle timeout frees the session, even while the caller is busy elsewhere."""
-        return self.needs_hello and self.connected and self.resume is not None and not self.closed
+        before the idle timeout frees the session, even while the caller is busy elsewhere. Only after
+        a disconnect: a server that stopped answering on a live connection gets its hello from the
+        caller's next request, as before."""
+        return self.reconnecting and self.needs_hello and self.connected and self.resume is not None and not self.closed
 
     def handle(self, value: int, num_envs: int) -> Handle:
         return Handle(value, self.boot_id, num_envs)
@@ -353,6 +358,7 @@ class Session:
 
     def on_disconnected(self, now: float) -> None:
         self.connected = False
+        self.reconnecting = True
         self.lost_at = now
         self.needs_hello = True  # whoever answers next may be another server process
 

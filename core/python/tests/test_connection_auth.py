@@ -16,8 +16,7 @@ import msgpack
 import pytest
 import zmq
 
-import gem_ts
-from gem_ts import LocalServer
+from gem_ts import Client, LocalServer
 from gem_ts.session import Handle
 
 TOKEN = "correct horse battery staple"
@@ -47,21 +46,21 @@ def raw_request(sock: Any, rid: int, fields: Dict[str, Any]) -> Dict[str, Any]:
 
 
 def server_stats(endpoint: str) -> Dict[str, Any]:
-    with gem_ts.connect(endpoint, token=TOKEN, heartbeat=False) as c:
+    with Client(endpoint, token=TOKEN, heartbeat=False) as c:
         return c.stats()["server"]
 
 
 def until_connections(endpoint: str, n: int) -> None:
     """Waits until the server has seen the other connections end (only the asking one and ``n - 1``
     others left): libzmq ignores a connection that presents a routing id still in use."""
-    with gem_ts.connect(endpoint, token=TOKEN, heartbeat=False) as c:
+    with Client(endpoint, token=TOKEN, heartbeat=False) as c:
         deadline = time.monotonic() + 10
         while c.stats()["server"]["connections"] > n and time.monotonic() < deadline:
             time.sleep(0.02)
 
 
 def test_a_stolen_routing_id_reaches_nothing(token_server: LocalServer) -> None:
-    victim = gem_ts.connect(token_server.endpoint, token=TOKEN, heartbeat=False)
+    victim = Client(token_server.endpoint, token=TOKEN, heartbeat=False)
     routing_id = victim._transport.sock.getsockopt(zmq.ROUTING_ID)
     handle = victim.make_handle(EASY, num_envs=2)["handle"]
     victim.reset(handle, seed=1)
@@ -155,7 +154,7 @@ def tcp_token_server() -> Iterator[LocalServer]:
 def test_a_client_whose_connection_drops_says_hello_again_and_keeps_its_handles(tcp_token_server: LocalServer, heartbeat: bool) -> None:
     proxy = DroppingProxy(int(tcp_token_server.endpoint.rsplit(":", 1)[1]))
     try:
-        with gem_ts.connect(f"tcp://127.0.0.1:{proxy.port}", token=TOKEN, heartbeat=heartbeat) as client:
+        with Client(f"tcp://127.0.0.1:{proxy.port}", token=TOKEN, heartbeat=heartbeat) as client:
             handle = client.make_handle(EASY, num_envs=1)["handle"]
             client.reset(handle, seed=3)
             resume = client.session.resume
