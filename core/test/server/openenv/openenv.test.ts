@@ -3,7 +3,7 @@
  * without sockets (a game played to the end, tools, bad input answered with OpenEnv's error shapes,
  * tenancy limits, capacity, idle sessions), then once over real HTTP and WebSocket sockets.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { builtinCatalog } from '../../../src/envs/builtinCatalog.ts';
 import { GemError } from '../../../src/core/errors.ts';
@@ -112,6 +112,19 @@ describe('flags', () => {
     expect(() => parseOpenEnvFlags({ openenv: 'h:1', 'openenv-wrappers': 'python_tool' })).toThrow(/--openenv-env/);
     expect(() => parseOpenEnvFlags({ openenv: 'h:1', 'openenv-max-sessions': '0' })).toThrow(/positive integer/);
   });
+
+  it('gem-ts serve exits 2 on a bad OpenEnv flag, before binding anything', async () => {
+    const { run } = await import('../../../src/cli/serve.ts');
+    const errors: string[] = [];
+    const spy = vi.spyOn(console, 'error').mockImplementation((m: unknown) => void errors.push(String(m)));
+    try {
+      expect(await run(['--openenv', 'localhost'])).toBe(2);
+      expect(await run(['--openenv-env', GAME])).toBe(2);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(errors).toEqual([expect.stringContaining('--openenv needs HOST:PORT'), expect.stringContaining('--openenv-env needs --openenv HOST:PORT')]);
+  });
 });
 
 describe('OpenEnv protocol without sockets', () => {
@@ -142,6 +155,10 @@ describe('OpenEnv protocol without sockets', () => {
     expect(await send('[1]')).toMatchObject({ type: 'error', data: { code: 'VALIDATION_ERROR' } });
     expect(await send({ type: 'jump' })).toMatchObject({ type: 'error', data: { code: 'UNKNOWN_TYPE', message: expect.stringContaining('jump') } });
     expect(await send({ type: 'state', extra: 1 })).toMatchObject({ type: 'error', data: { code: 'VALIDATION_ERROR' } });
+    // JSON-RPC inside a WebSocket session ('mcp' messages) reaches the same session.
+    expect(await send({ type: 'mcp', data: { jsonrpc: '2.0', id: 1, method: 'tools/list' } })).toEqual({ type: 'mcp', data: { jsonrpc: '2.0', id: 1, result: { tools: [] } } });
+    expect(await send({ type: 'mcp', data: { jsonrpc: '2.0', id: 2, method: 'openenv/session/create' } })).toMatchObject({ data: { result: { session_id: expect.any(String) } } });
+    expect(p.sessionCount).toBe(1);
     expect(await send({ type: 'step', data: { message: 'x' } })).toMatchObject({ type: 'error', data: { code: 'EXECUTION_ERROR', gem_code: 'RESET_NEEDED' } });
     expect(await send({ type: 'reset', data: { seed: -1 } })).toMatchObject({ type: 'error', data: { code: 'VALIDATION_ERROR', errors: [{ loc: ['data', 'seed'] }] } });
     expect(await send({ type: 'reset', data: { bogus: 1 } })).toMatchObject({ type: 'error', data: { code: 'VALIDATION_ERROR', message: expect.stringContaining("'bogus'") } });
