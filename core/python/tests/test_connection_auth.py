@@ -67,21 +67,19 @@ def test_a_stolen_routing_id_reaches_nothing(token_server: LocalServer) -> None:
     victim._transport.close()  # the connection ends; the session waits (idle timeout) to be resumed
     until_connections(token_server.endpoint, 1)
 
-    thief = zmq.Context.instance().socket(zmq.DEALER)
+    thief: Any = zmq.Context.instance().socket(zmq.DEALER)
     thief.setsockopt(zmq.ROUTING_ID, routing_id)
     thief.setsockopt(zmq.LINGER, 0)
     thief.connect(token_server.endpoint)
     try:
-        for rid, fields in enumerate(
-            [
-                {"op": "ping"},
-                {"op": "stats"},
-                {"op": "reset", "handle": int(handle)},
-                {"op": "close", "handle": int(handle)},
-                {"op": "hello", "resume": victim.session.resume},
-            ],
-            start=1,
-        ):
+        asks: List[Dict[str, Any]] = [
+            {"op": "ping"},
+            {"op": "stats"},
+            {"op": "reset", "handle": int(handle)},
+            {"op": "close", "handle": int(handle)},
+            {"op": "hello", "resume": victim.session.resume},
+        ]
+        for rid, fields in enumerate(asks, start=1):
             reply = raw_request(thief, rid, fields)
             assert reply["error"]["code"] == "UNAUTHORIZED", (fields, reply)
     finally:
@@ -176,3 +174,57 @@ def test_a_handle_copies_and_pickles_with_its_boot() -> None:
     for other in (copy.copy(h), copy.deepcopy(h), pickle.loads(pickle.dumps(h))):
         assert isinstance(other, Handle)
         assert (int(other), other.boot_id, other.num_envs) == (7, "boot-1", 3)
+
+
+def test_an_asyncio_client_whose_connection_drops_says_hello_again_and_keeps_its_handles(tcp_token_server: LocalServer) -> None:
+    import asyncio
+
+    from gem_ts import aio
+
+    proxy = DroppingProxy(int(tcp_token_server.endpoint.rsplit(":", 1)[1]))
+
+    async def main() -> None:
+        async with await aio.connect(f"tcp://127.0.0.1:{proxy.port}", token=TOKEN) as c:
+            handle = (await c.make_handle(EASY, num_envs=1))["handle"]
+            await c.reset(handle, seed=3)
+            resume = c.session.resume
+            proxy.drop()
+            await asyncio.sleep(1.0)  # the socket monitor sees the drop; the DEALER reconnects
+            # The watcher says hello again by itself once the DEALER is back (same routing id).
+            deadline = time.monotonic() + 5
+            while (c.session.needs_hello or not c.session.connected) and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            assert not c.session.needs_hello
+            await c.reset(handle, seed=3)
+            assert c.session.resume == resume
+            assert (await c.stats())["client"]["handles"] == 1
+
+    try:
+        asyncio.run(main())
+    finally:
+        proxy.close()
+
+
+def test_the_session_sends_its_resume_secret_in_hello_and_wants_one_only_after_a_disconnect() -> None:
+    from gem_ts.errors import UnauthorizedError
+    from gem_ts.session import Call, Session
+
+    s = Session("ipc:///nowhere", token="t")
+    assert "resume" not in s.hello_call().header  # nothing to resume yet
+    s._on_hello({"boot_id": "b", "server": {}, "limits": {}, "resume": "secret"}, None)
+    assert s.hello_call().header["resume"] == "secret" and s.hello_call().header["token"] == "t"
+    s.on_connected(0.0)
+    assert not s.wants_hello
+    s.on_disconnected(1.0)
+    s.on_connected(2.0)
+    assert s.wants_hello  # the heartbeat says hello before the idle timeout frees the session
+    s._on_hello({"boot_id": "b", "server": {}, "limits": {}, "resume": "secret"}, None)
+    assert not s.wants_hello
+    # UNAUTHORIZED to a request of a client that was let in: hello again and go once more.
+    ping: Call[Any] = Call("ping")
+    assert s.hello_again(ping, UnauthorizedError("UNAUTHORIZED", "x")) and s.needs_hello
+    assert not s.hello_again(s.hello_call(), UnauthorizedError("UNAUTHORIZED", "x"))
+    # An older server sends no secret: nothing is resumed, nothing retried.
+    s._on_hello({"boot_id": "b", "server": {}, "limits": {}}, None)
+    assert s.resume is None and "resume" not in s.hello_call().header
+    assert not s.hello_again(ping, UnauthorizedError("UNAUTHORIZED", "x"))
