@@ -4,8 +4,7 @@
  * env answers without a single await between the receive and the send.
  */
 import { randomUUID } from 'node:crypto';
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { statSync } from 'node:fs';
 import { z } from 'zod';
 import { GemError } from '../core/errors.ts';
 import type { Logger } from 'pino';
@@ -17,6 +16,7 @@ import { checkHeadroom, limitExceeded } from './quotas.ts';
 import type { Tenancy } from './tenancy.ts';
 import { describeBoundOptions } from '../data/datasetBinding.ts';
 import type { DataDirs } from '../data/dataDirs.ts';
+import { filesInFolder } from '../data/hfDiskLayout.ts';
 import { decodeStepRequest, decodeStepRequestSliced, encodeRows, encodeRowsSliced, tableToRows, type Rows } from './protocol/arrowCodec.ts';
 import { packHeader, type ParsedRequest } from './protocol/frames.ts';
 import type { EnvReturn, GetAttrRequest, MakeRequest, ReplyFormat, ResetRequest, SetAttrRequest, StepRequest } from './protocol/headers.ts';
@@ -74,30 +74,35 @@ export function inlineRowBytes(r: MakeRequest): number {
  */
 function datasetFileBytes(pool: ServedPool, dataDirs: DataDirs | undefined): number {
   if (!dataDirs) return 0;
-  const paths = new Set<string>();
+  const paths = new Map<string, string | undefined>();
   for (let i = 0; i < pool.numEnvs; i++) {
-    const dataset = pool.envAt(i).spec?.options.dataset;
-    if (typeof dataset === 'string') paths.add(dataset);
+    const options = pool.envAt(i).spec?.options;
+    if (typeof options?.dataset === 'string') paths.set(options.dataset, typeof options.split === 'string' ? options.split : undefined);
   }
   let n = 0;
-  for (const p of paths) if (dataDirs.check(p, undefined) !== undefined) n += bytesOnDisk(p);
+  for (const [path, split] of paths) if (allowedBy(dataDirs, path, split)) n += bytesOnDisk(path, split);
   return n;
 }
 
-/** A file's size, or a folder's files' sizes summed (at most MAX_LISTED entries); 0 when unreadable. */
-function bytesOnDisk(path: string): number {
+function allowedBy(dataDirs: DataDirs, path: string, split: string | undefined): boolean {
   try {
-    const st = statSync(path);
-    if (!st.isDirectory()) return st.size;
+    return dataDirs.check(path, split) !== undefined;
+  } catch {
+    return false; // a folder the check cannot read as a dataset: the env did not read it either
+  }
+}
+
+/** A file's size, or the sizes of the files a dataset folder gives for `split` (what the env reads); 0 when unreadable. */
+function bytesOnDisk(path: string, split: string | undefined): number {
+  try {
+    if (!statSync(path).isDirectory()) return statSync(path).size;
     let n = 0;
-    const entries = readdirSync(path, { recursive: true, withFileTypes: true }).slice(0, MAX_LISTED);
-    for (const e of entries) if (e.isFile()) n += statSync(join(e.parentPath, e.name)).size;
+    for (const f of filesInFolder(path, split) ?? []) n += statSync(f).size;
     return n;
   } catch {
     return 0;
   }
 }
-const MAX_LISTED = 100_000;
 
 export class OpHandlers {
   private readonly makePool: PoolFactory;

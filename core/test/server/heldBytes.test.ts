@@ -4,7 +4,7 @@
  * and max_dataset_bytes_total like pushed tables; a make past them gets LIMIT_EXCEEDED {limit, value,
  * max} and changes nothing; `stats` shows each kind; closing the handle or the session frees the count.
  */
-import { mkdtempSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -110,5 +110,18 @@ describe('files the server reads for a session', () => {
     expect((await c.ok({ op: 'stats' })).header.client).toMatchObject({ handles: 2, file_bytes: 2 * fileSize });
     await c.ok({ op: 'close', handle: h });
     expect((await c.ok({ op: 'stats' })).header.client).toMatchObject({ handles: 1, file_bytes: fileSize });
+  });
+
+  it("a dataset folder counts the files of the split its envs read", async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'gem-heldbytes-')));
+    const folder = join(dir, 'splits');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'train.jsonl'), rows(3 * KiB).map((r) => JSON.stringify(r)).join('\n') + '\n');
+    writeFileSync(join(folder, 'test.jsonl'), rows(9 * KiB).map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const catalog = defaultRegistry.overlay({ dataDirs: DataDirs.of([dir]), label: 'test catalog' });
+    await serve({ catalog });
+    const c = client();
+    await c.ok({ op: 'make', env_ids: 'math:GSM8K', options: { dataset: folder, split: 'train' } });
+    expect((await c.ok({ op: 'stats' })).header.client.file_bytes).toBe(statSync(join(folder, 'train.jsonl')).size);
   });
 });
