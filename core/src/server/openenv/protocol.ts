@@ -54,6 +54,11 @@ export interface OpenEnvOptions extends Omit<ServerOptions, 'transport'> {
   defaultEnv?: EnvChoice;
   /** Sessions open at once (OpenEnv's max_concurrent_envs); more get CAPACITY_REACHED. */
   maxSessions?: number;
+  /**
+   * Another front door's tenancy and op handlers, to share one session layer (its `shared/` names,
+   * its totals); by default this door builds its own over the same catalog, wrappers and limits.
+   */
+  sessionLayer?: { tenancy: Tenancy; ops: OpHandlers };
 }
 
 export const ENDPOINTS = ['ws', 'mcp', 'reset', 'step', 'state', 'health', 'schema', 'metadata'] as const;
@@ -112,8 +117,8 @@ export class OpenEnvProtocol {
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
     this.log = opts.logger ?? silentLogger();
     this.maxSessions = opts.maxSessions ?? DEFAULT_MAX_SESSIONS;
-    this.tenancy = new Tenancy(opts.catalog, this.limits, opts.wrappers ?? defaultWrappers());
-    this.ops = new OpHandlers({
+    this.tenancy = opts.sessionLayer?.tenancy ?? new Tenancy(opts.catalog, this.limits, opts.wrappers ?? defaultWrappers());
+    this.ops = opts.sessionLayer?.ops ?? new OpHandlers({
       tenancy: this.tenancy,
       limits: this.limits,
       log: this.log,

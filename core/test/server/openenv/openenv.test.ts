@@ -12,6 +12,11 @@ import { parseOpenEnvFlags } from '../../../src/server/openenv/flags.ts';
 import { OpenEnvProtocol, parseRoute, type OpenEnvOptions, type Route } from '../../../src/server/openenv/protocol.ts';
 import { OpenEnvServer } from '../../../src/server/openenv/openEnvServer.ts';
 import type { OpenEnvSession } from '../../../src/server/openenv/session.ts';
+import { ClientSession } from '../../../src/server/clientSession.ts';
+import { silentLogger } from '../../../src/server/logger.ts';
+import { OpHandlers } from '../../../src/server/opHandlers.ts';
+import { DEFAULT_LIMITS } from '../../../src/server/protocol/version.ts';
+import { Tenancy } from '../../../src/server/tenancy.ts';
 
 const GAME = 'game:GuessTheNumber-v0-easy';
 const MATH = 'math:Math12K';
@@ -282,6 +287,32 @@ describe('OpenEnv protocol without sockets', () => {
     expect(idle.sessionCount).toBe(0);
     expect(session.closed).toBe(true);
     expect(kicked).toMatch(/idle/);
+  });
+});
+
+describe('one session layer for two front doors', () => {
+  it("plays a `shared/` env another front door's client published, when given that door's tenancy and op handlers", async () => {
+    const limits = { ...DEFAULT_LIMITS };
+    const tenancy = new Tenancy(catalog.envs, limits, catalog.wrappers);
+    const ops: OpHandlers = new OpHandlers({
+      tenancy,
+      limits,
+      log: silentLogger(),
+      serverInfo: () => ({ name: 'test', version: '0', node: process.version, pid: process.pid }),
+      stats: () => ({}),
+      endSession: (s): Promise<void> => ops.freeSession(s, 'closed'),
+      sendToClient: () => undefined,
+    });
+    // A client of the other door publishes a copy of the game under a shared/ id.
+    const publisher = new ClientSession(1, 'resume', tenancy.newScope());
+    tenancy.registerEnv(publisher, { ...catalog.envs.get(GAME), id: 'shared/custom:Guess-v0' });
+    const p = protocol({ sessionLayer: { tenancy, ops } });
+    const { send } = open(p, { endpoint: 'ws', envId: 'shared/custom:Guess-v0' });
+    expect((await send({ type: 'reset', data: { seed: 3 } })).data.observation.text).toContain('Guess The Number');
+    expect((await playGuessing(send)).at(-1)).toBe(1);
+    // Without the shared layer the id is unknown to the door.
+    expect(await open(protocol(), { endpoint: 'ws', envId: 'shared/custom:Guess-v0' }).send({ type: 'reset', data: {} })).toMatchObject({ data: { code: 'FACTORY_ERROR', gem_code: 'UNKNOWN_ENV' } });
+    tenancy.release(publisher);
   });
 });
 
