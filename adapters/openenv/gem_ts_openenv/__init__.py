@@ -11,10 +11,12 @@ server for a Python process and tells its clients where to connect::
         result = env.reset(seed=3)
         result = env.step({"message": "\\\\boxed{5}"})
 
-A server started elsewhere (``npx gem-ts serve --openenv 0.0.0.0:8000``) needs none of this: point
+``GemTsEnv`` is the same client with typed results (``GemTsAction(message=...)``,
+``result.observation.text``), as OpenEnv env packages ship one. A server started elsewhere (``npx gem-ts serve --openenv 0.0.0.0:8000``) needs none of this: point
 the client at ``http://HOST:8000/envs/<env id>``.
 """
 
+from .client import GemTsAction, GemTsEnv, GemTsObservation, GemTsState
 from .server import OpenEnvServer, serve
 
-__all__ = ["OpenEnvServer", "serve"]
+__all__ = ["GemTsAction", "GemTsEnv", "GemTsObservation", "GemTsState", "OpenEnvServer", "serve"]

@@ -11,7 +11,7 @@ import urllib.request
 import pytest
 from conftest import GAME, MATH, ROWS, needs_sandbox
 from gem_ts_adapter_kit.testing import play_directly
-from gem_ts_openenv import serve
+from gem_ts_openenv import GemTsAction, GemTsEnv, GemTsObservation, serve
 from openenv.core import GenericEnvClient
 from openenv.core.mcp_client import MCPToolClient
 
@@ -60,6 +60,21 @@ def test_game_played_to_the_end_matches_direct_play(server):
             total += sum(rewards)
     assert episodes == 3 and total == 3.0  # bisecting 1..10 wins within the 4 turns every time
     assert 3 <= steps <= 12
+
+
+def test_typed_client_plays_the_same_game(server):
+    with GemTsEnv(base_url=server.base_url(GAME)).sync() as env:
+        result = env.reset(seed=3)
+        assert isinstance(result.observation, GemTsObservation) and result.reward is None
+        guesses = []
+        bounds = [1, 10]
+        while not result.done:
+            guesses.append(bisect(result.observation.text, bounds))
+            result = env.step(GemTsAction(message=f"\\boxed{{{guesses[-1]}}}"))
+        assert result.reward == 1.0 and result.observation.terminated and not result.observation.truncated
+        _, direct, _ = play_directly(GAME, 3, [f"\\boxed{{{g}}}" for g in guesses])
+        state = env.state()
+        assert state.step_count == len(direct) and state.total_reward == sum(direct) == 1.0 and state.env_id == GAME
 
 
 def test_many_sessions_at_once_each_its_own_env(server):
