@@ -73,13 +73,18 @@ export class ClientSession {
     return n;
   }
 
+  /** Server-side files its handles' envs read: path → size (a file read by many handles once). */
+  heldFiles(): Map<string, number> {
+    const files = new Map<string, number>();
+    for (const h of this.handles.values()) for (const [path, bytes] of h.held.files) files.set(path, bytes);
+    return files;
+  }
+
   /** Bytes its handles hold: rows sent inline in make, and server-side files read for them. */
   heldBytes(): { inline: number; files: number } {
     const held = { inline: 0, files: 0 };
-    for (const h of this.handles.values()) {
-      held.inline += h.held.inline;
-      held.files += h.held.files;
-    }
+    for (const h of this.handles.values()) held.inline += h.held.inline;
+    for (const bytes of this.heldFiles().values()) held.files += bytes;
     return held;
   }
 

@@ -17,12 +17,15 @@ export interface HandleInfo {
   repr: string[];
 }
 
-/** Bytes of data a handle's envs make the server hold, counted against the dataset quotas. */
+/** Data a handle's envs make the server hold, counted against the dataset quotas. */
 export interface HeldBytes {
   /** Rows the client sent inline in make's options (their msgpack size). */
   inline: number;
-  /** Server-side files its envs read (their size on disk, each distinct path once). */
-  files: number;
+  /**
+   * Server-side files its envs read: real path → size on disk. The data layer keeps one copy of a
+   * file's rows for every env that reads it, so a path counts once per session and once in the total.
+   */
+  files: ReadonlyMap<string, number>;
 }
 
 export class EnvHandle {
@@ -32,7 +35,7 @@ export class EnvHandle {
     readonly id: number,
     readonly pool: ServedPool,
     wrappers: string[],
-    readonly held: HeldBytes = { inline: 0, files: 0 },
+    readonly held: HeldBytes = { inline: 0, files: new Map() },
   ) {
     this.info = {
       handle: id,

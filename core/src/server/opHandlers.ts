@@ -72,16 +72,16 @@ export function inlineRowBytes(r: MakeRequest): number {
  * paths the session's data dirs allowed. Only those: an env a client registered may carry any text
  * as `dataset`, and sizing it would tell the client which files exist.
  */
-function datasetFileBytes(pool: ServedPool, dataDirs: DataDirs | undefined): number {
-  if (!dataDirs) return 0;
+function datasetFiles(pool: ServedPool, dataDirs: DataDirs | undefined): Map<string, number> {
+  const files = new Map<string, number>();
+  if (!dataDirs) return files;
   const paths = new Map<string, string | undefined>();
   for (let i = 0; i < pool.numEnvs; i++) {
     const options = pool.envAt(i).spec?.options;
     if (typeof options?.dataset === 'string') paths.set(options.dataset, typeof options.split === 'string' ? options.split : undefined);
   }
-  let n = 0;
-  for (const [path, split] of paths) if (allowedBy(dataDirs, path, split)) n += bytesOnDisk(path, split);
-  return n;
+  for (const [path, split] of paths) if (allowedBy(dataDirs, path, split)) files.set(`${path}\0${split ?? ''}`, bytesOnDisk(path, split));
+  return files;
 }
 
 function allowedBy(dataDirs: DataDirs, path: string, split: string | undefined): boolean {
@@ -219,7 +219,7 @@ export class OpHandlers {
     const { tenancy } = this.ctx;
     s.pendingEnvs += n;
     s.pendingBytes += inline;
-    tenancy.holdForHandle('inline', inline);
+    tenancy.holdInline(inline);
     const settle = () => {
       s.pendingEnvs -= n;
       s.pendingBytes -= inline;
@@ -229,21 +229,21 @@ export class OpHandlers {
       try {
         if (s.ended) throw new GemError('UNKNOWN_HANDLE', 'The client session ended while the envs were being made.');
         // Files read for these envs are held too; a make past the quota is undone before it answers.
-        const files = datasetFileBytes(pool, s.envs.dataDirs);
-        if (files > 0) tenancy.checkHold(s, files + inline, `Making ${n} envs that read ${files} bytes of server-side files`);
-        tenancy.holdForHandle('files', files);
+        const files = datasetFiles(pool, s.envs.dataDirs);
+        tenancy.checkFiles(s, files, inline, `Making ${n} envs that read ${[...files.values()].reduce((a, b) => a + b, 0)} bytes of server-side files`);
+        tenancy.holdFiles(files);
         const handle = new EnvHandle(nextHandle++, pool, parseWrapperNames(opts.wrappers), { inline, files });
         s.handles.set(handle.id, handle);
         return { fields: { ...handle.info } };
       } catch (e) {
-        tenancy.releaseForHandle('inline', inline);
+        tenancy.releaseInline(inline);
         void pool.closeInOrder();
         throw e;
       }
     };
     const failed = (e: unknown): never => {
       settle();
-      tenancy.releaseForHandle('inline', inline);
+      tenancy.releaseInline(inline);
       throw e;
     };
     let built: ServedPool | Promise<ServedPool>;
@@ -387,8 +387,8 @@ export class OpHandlers {
   /** Takes a handle from its session, frees the bytes it held, and closes its envs. */
   private dropHandle(s: ClientSession, h: EnvHandle): Promise<void> {
     s.handles.delete(h.id);
-    this.ctx.tenancy.releaseForHandle('inline', h.held.inline);
-    this.ctx.tenancy.releaseForHandle('files', h.held.files);
+    this.ctx.tenancy.releaseInline(h.held.inline);
+    this.ctx.tenancy.releaseFiles(h.held.files);
     return h.close();
   }
 }

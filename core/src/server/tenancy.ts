@@ -52,8 +52,10 @@ export class Tenancy {
   private readonly sharedDatasetOwners = new Map<string, ClientSession>();
   private readonly contents = new Map<string, HeldContent>();
   private readonly catalogDatasets: readonly DatasetLookup[];
-  /** What every session's handles hold: inline rows (made or being made) and files read. */
-  private readonly handleBytes = { inline: 0, files: 0 };
+  /** Inline rows every session's handles hold (or makes in progress are about to). */
+  private inlineBytes = 0;
+  /** Files read for any session's handles: path → its size and how many handles read it. */
+  private readonly files = new Map<string, { bytes: number; handles: number }>();
 
   constructor(
     catalog: EnvRegistry,
@@ -167,7 +169,13 @@ export class Tenancy {
 
   /** Bytes of pushed tables (identical ones once) and of what handles hold, all sessions. */
   totalBytes(): number {
-    return this.pushedBytes() + this.handleBytes.inline + this.handleBytes.files;
+    return this.pushedBytes() + this.inlineBytes + this.fileBytes();
+  }
+
+  private fileBytes(): number {
+    let n = 0;
+    for (const f of this.files.values()) n += f.bytes;
+    return n;
   }
 
   private pushedBytes(): number {
@@ -179,29 +187,57 @@ export class Tenancy {
   // ── what handles hold ─────────────────────────────────────────────────────────────────────────
 
   /**
-   * Refuses (LIMIT_EXCEEDED, nothing changed) when `s` holding `bytes` more data would pass the
-   * per-client or the server-wide dataset quota or the memory headroom (decoded rows take a few
-   * times their bytes).
+   * Refuses (LIMIT_EXCEEDED, nothing changed) when `s` holding `bytes` more data (`serverBytes` more
+   * in the server total, which counts shared files once) would pass the per-client or the server-wide
+   * dataset quota, or the memory headroom (decoded rows take a few times their bytes).
    */
-  checkHold(s: ClientSession, bytes: number, what: string): void {
+  checkHold(s: ClientSession, bytes: number, what: string, serverBytes = bytes): void {
     const mine = s.datasetBytes() + s.pendingBytes + bytes;
     if (mine > this.limits.max_dataset_bytes_per_client) {
       throw limitExceeded('max_dataset_bytes_per_client', mine, this.limits.max_dataset_bytes_per_client, `${what} would hold ${mine} bytes of data for this client`);
     }
-    const total = this.totalBytes() + bytes;
+    const total = this.totalBytes() + serverBytes;
     if (total > this.limits.max_dataset_bytes_total) {
       throw limitExceeded('max_dataset_bytes_total', total, this.limits.max_dataset_bytes_total, `${what} would hold ${total} bytes of data on this server`);
     }
-    checkHeadroom(this.limits, bytes * DECODED_PER_BYTE, what);
+    checkHeadroom(this.limits, serverBytes * DECODED_PER_BYTE, what);
   }
 
-  /** Counts bytes a handle holds (or a make about to hold them) in the server total; `release` them after. */
-  holdForHandle(kind: 'inline' | 'files', bytes: number): void {
-    this.handleBytes[kind] += bytes;
+  /** Refuses files a new handle of `s` would read when they pass a quota (see checkHold); `extra`: its inline rows. */
+  checkFiles(s: ClientSession, files: ReadonlyMap<string, number>, extra: number, what: string): void {
+    const mine = s.heldFiles();
+    let forClient = extra;
+    let forServer = 0;
+    for (const [path, bytes] of files) {
+      if (!mine.has(path)) forClient += bytes;
+      if (!this.files.has(path)) forServer += bytes;
+    }
+    if (forClient > extra || forServer > 0) this.checkHold(s, forClient, what, forServer);
   }
 
-  releaseForHandle(kind: 'inline' | 'files', bytes: number): void {
-    this.handleBytes[kind] -= bytes;
+  /** Counts inline rows a make is about to hold in the server total; `releaseInline` them after. */
+  holdInline(bytes: number): void {
+    this.inlineBytes += bytes;
+  }
+
+  releaseInline(bytes: number): void {
+    this.inlineBytes -= bytes;
+  }
+
+  /** Counts the files a handle's envs read in the server total (each path once); `releaseFiles` after. */
+  holdFiles(files: ReadonlyMap<string, number>): void {
+    for (const [path, bytes] of files) {
+      const held = this.files.get(path);
+      if (held) held.handles++;
+      else this.files.set(path, { bytes, handles: 1 });
+    }
+  }
+
+  releaseFiles(files: ReadonlyMap<string, number>): void {
+    for (const path of files.keys()) {
+      const held = this.files.get(path);
+      if (held && --held.handles === 0) this.files.delete(path);
+    }
   }
 
   // ── Python-defined envs ───────────────────────────────────────────────────────────────────────
@@ -247,8 +283,8 @@ export class Tenancy {
       datasets: this.contents.size,
       dataset_bytes: this.totalBytes(),
       pushed_bytes: this.pushedBytes(),
-      inline_bytes: this.handleBytes.inline,
-      file_bytes: this.handleBytes.files,
+      inline_bytes: this.inlineBytes,
+      file_bytes: this.fileBytes(),
       shared_datasets: this.sharedDatasets.entries().length,
       shared_envs: this.sharedEnvOwners.size,
     };

@@ -92,24 +92,38 @@ describe('rows given inline in make', () => {
 });
 
 describe('files the server reads for a session', () => {
-  it('count at their size on disk; past the quota a make is refused', async () => {
+  it('count at their size on disk, each file once per session and once in the total; past the quota a make is refused', async () => {
     const dir = realpathSync(mkdtempSync(join(tmpdir(), 'gem-heldbytes-')));
     const file = join(dir, 'big.jsonl');
+    const other = join(dir, 'other.jsonl');
     writeFileSync(file, rows(20 * KiB).map((r) => JSON.stringify(r)).join('\n') + '\n');
+    writeFileSync(other, rows(35 * KiB, 'o').map((r) => JSON.stringify(r)).join('\n') + '\n');
     const fileSize = statSync(file).size;
     const catalog = defaultRegistry.overlay({ dataDirs: DataDirs.of([dir]), label: 'test catalog' });
     await serve({ catalog, limits: { max_dataset_bytes_per_client: 50 * KiB } });
     const c = client();
     const h = (await c.ok({ op: 'make', env_ids: 'math:GSM8K', num_envs: 3, options: { dataset: file } })).header.handle;
-    // One file for three envs: counted once.
     expect((await c.ok({ op: 'stats' })).header.client).toMatchObject({ file_bytes: fileSize, dataset_bytes: fileSize });
     expect(server!.stats().file_bytes).toBe(fileSize);
-    await c.ok({ op: 'make', env_ids: 'math:GSM8K', options: { dataset: file } });
-    const refused = await c.request({ op: 'make', env_ids: 'math:GSM8K', options: { dataset: file } });
+    // The server keeps one copy of a file's rows for every env that reads it: a second handle adds nothing.
+    const h2 = (await c.ok({ op: 'make', env_ids: 'math:GSM8K', options: { dataset: file } })).header.handle;
+    expect((await c.ok({ op: 'stats' })).header.client).toMatchObject({ handles: 2, file_bytes: fileSize });
+    // Another 35 KiB file would hold 55 KiB for this client: refused, and the make is undone.
+    const refused = await c.request({ op: 'make', env_ids: 'math:GSM8K', options: { dataset: other } });
     expect(refused.header.error).toMatchObject({ code: 'LIMIT_EXCEEDED', data: { limit: 'max_dataset_bytes_per_client', max: 50 * KiB } });
-    expect((await c.ok({ op: 'stats' })).header.client).toMatchObject({ handles: 2, file_bytes: 2 * fileSize });
+    expect((await c.ok({ op: 'stats' })).header.client).toMatchObject({ handles: 2, envs: 4, file_bytes: fileSize });
+    // Another client reading the same file: its own count has it, the server total still once.
+    const d = client();
+    await d.ok({ op: 'make', env_ids: 'math:GSM8K', options: { dataset: file } });
+    expect((await d.ok({ op: 'stats' })).header.client.file_bytes).toBe(fileSize);
+    expect(server!.stats().file_bytes).toBe(fileSize);
     await c.ok({ op: 'close', handle: h });
     expect((await c.ok({ op: 'stats' })).header.client).toMatchObject({ handles: 1, file_bytes: fileSize });
+    await c.ok({ op: 'close', handle: h2 });
+    await d.ok({ op: 'close' });
+    expect((await c.ok({ op: 'stats' })).header.client.file_bytes).toBe(0);
+    expect(server!.stats().file_bytes).toBe(0);
+    await c.ok({ op: 'make', env_ids: 'math:GSM8K', options: { dataset: other } });
   });
 
   it("a dataset folder counts the files of the split its envs read", async () => {
