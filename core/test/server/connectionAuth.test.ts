@@ -84,6 +84,17 @@ describe('a stolen routing id', () => {
     expect(server.stats()).toMatchObject({ clients: 1, handles: 1 });
   });
 
+  it('the in-memory twin reports a closed peer the same way', async () => {
+    server = await scope.serve(startServer({ authToken: TOKEN }));
+    const victim = scope.client('same-id');
+    await victim.ok({ op: 'hello', token: TOKEN });
+    const h = (await victim.ok({ op: 'make', env_ids: ID })).header.handle;
+    victim.close();
+    const thief = scope.client('same-id');
+    expect((await thief.request({ op: 'reset', handle: h })).header.error.code).toBe('UNAUTHORIZED');
+    expect(server.stats()).toMatchObject({ clients: 1, connections: 0, handles: 1 });
+  });
+
   it('a resume secret works from another routing id too, and a wrong one starts a new session', async () => {
     server = await scope.serve(startServer());
     const a = scope.client();
