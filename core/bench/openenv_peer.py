@@ -212,10 +212,18 @@ def rss_bytes(pid: int) -> int:
 
 
 class Server:
-    def __init__(self, name: str, cmd: List[str], url_of, env: Optional[Dict[str, str]] = None) -> None:
+    def __init__(self, name: str, cmd: List[str], url_of) -> None:
+        import tempfile
+
         self.name = name
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-        self.ws_url = url_of(self.proc)
+        # stderr to a file: a pipe nobody reads would stall a server that logs more than its buffer.
+        self.log = tempfile.TemporaryFile("w+")
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True)
+        self.ws_url = url_of(self)
+
+    def stderr_tail(self) -> str:
+        self.log.seek(0)
+        return self.log.read()[-3000:]
 
     def close(self) -> None:
         if self.proc.poll() is None:
@@ -242,11 +250,11 @@ def start_gem_ts(max_sessions: int) -> Server:
     node = os.environ.get("GEM_TS_NODE", "node")
     cmd = [node, str(ROOT / "core" / "bin" / "gem-ts.js"), "serve", "--openenv", "127.0.0.1:0", "--openenv-max-sessions", str(max_sessions), "--exit-with-stdin"]
 
-    def url_of(proc) -> str:
-        for line in proc.stdout:
+    def url_of(server: Server) -> str:
+        for line in server.proc.stdout:  # type: ignore[union-attr]
             if line.startswith("GEM_TS_OPENENV_URL="):
                 return line.split("=", 1)[1].strip().replace("http://", "ws://") + f"/envs/{GAME}/ws"
-        raise SystemExit(f"gem-ts serve did not start:\n{proc.stderr.read()[-3000:]}")
+        raise SystemExit(f"gem-ts serve did not start:\n{server.stderr_tail()}")
 
     return Server("gem-ts", cmd, url_of)
 
@@ -255,13 +263,13 @@ def start_openenv(py: Path, max_sessions: int) -> Server:
     port = free_port()
     cmd = [str(py), __file__, "--serve-peer", str(port), "--max-sessions", str(max_sessions)]
 
-    def url_of(proc) -> str:
+    def url_of(server: Server) -> str:
         import urllib.request
 
         deadline = time.time() + 60
         while time.time() < deadline:
-            if proc.poll() is not None:
-                raise SystemExit(f"OpenEnv's server exited:\n{proc.stderr.read()[-3000:]}")
+            if server.proc.poll() is not None:
+                raise SystemExit(f"OpenEnv's server exited:\n{server.stderr_tail()}")
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1):
                     return f"ws://127.0.0.1:{port}/ws"
