@@ -99,7 +99,12 @@ export class OpenEnvServer {
     if (!this.protocol.authorized(route.endpoint, req.headers.authorization)) return refuse(socket, 401, unauthorizedText());
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       if (route.endpoint === 'mcp') void this.serveMcpSocket(ws, route);
-      else void this.serveSession(ws, route, url.searchParams.get('session_id'));
+      else {
+        this.serveSession(ws, route, url.searchParams.get('session_id')).catch((e: unknown) => {
+          this.protocol.log.error({ err: e instanceof Error ? e.stack : String(e) }, 'OpenEnv session failed');
+          ws.close(WS_GOING_AWAY, 'internal error');
+        });
+      }
     });
   }
 
@@ -171,7 +176,7 @@ export class OpenEnvServer {
         }
         const reply = await this.protocol.rpc(raw, { session, route });
         if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(reply));
-      });
+      }).catch((e: unknown) => this.protocol.log.error({ err: e instanceof Error ? e.stack : String(e) }, 'OpenEnv MCP message failed'));
     });
     ws.on('close', () => {
       void chain.then(() => this.protocol.endSession(session, 'MCP WebSocket closed'));

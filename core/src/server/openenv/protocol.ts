@@ -217,6 +217,10 @@ export class OpenEnvProtocol {
     session.inflight++;
     try {
       return await this.wsMessage(session, text);
+    } catch (e) {
+      // Nothing a client sends may end its socket's loop: an unforeseen failure is an error frame.
+      this.log.error({ err: e instanceof Error ? e.stack : String(e) }, 'OpenEnv message failed');
+      return { reply: wsErrorReply(e, 'run') };
     } finally {
       session.inflight--;
       session.lastSeen = Date.now();
@@ -234,7 +238,7 @@ export class OpenEnvProtocol {
       return { reply: wsError(WS_ERROR.VALIDATION_ERROR, "Invalid message: a message is a JSON object with a 'type'.", { errors: [] }) };
     }
     const type = (raw as { type?: unknown }).type;
-    if (typeof type !== 'string' || !(type in WsMessageSchemas)) {
+    if (typeof type !== 'string' || !Object.hasOwn(WsMessageSchemas, type)) {
       const known = Object.keys(WsMessageSchemas).join(', ');
       return { reply: wsError(WS_ERROR.UNKNOWN_TYPE, `Unknown message type: ${typeof type === 'string' ? type.slice(0, 64) : String(type)} (known: ${known})`) };
     }

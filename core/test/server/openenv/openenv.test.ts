@@ -159,6 +159,7 @@ describe('OpenEnv protocol without sockets', () => {
     expect(await send('{nope')).toMatchObject({ type: 'error', data: { code: 'INVALID_JSON' } });
     expect(await send('[1]')).toMatchObject({ type: 'error', data: { code: 'VALIDATION_ERROR' } });
     expect(await send({ type: 'jump' })).toMatchObject({ type: 'error', data: { code: 'UNKNOWN_TYPE', message: expect.stringContaining('jump') } });
+    for (const inherited of ['constructor', 'toString', '__proto__']) expect(await send({ type: inherited })).toMatchObject({ type: 'error', data: { code: 'UNKNOWN_TYPE' } });
     expect(await send({ type: 'state', extra: 1 })).toMatchObject({ type: 'error', data: { code: 'VALIDATION_ERROR' } });
     // JSON-RPC inside a WebSocket session ('mcp' messages) reaches the same session.
     expect(await send({ type: 'mcp', data: { jsonrpc: '2.0', id: 1, method: 'tools/list' } })).toEqual({ type: 'mcp', data: { jsonrpc: '2.0', id: 1, result: { tools: [] } } });
