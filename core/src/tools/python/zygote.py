@@ -2,21 +2,24 @@
 freshly forked child, so a run costs a fork instead of an interpreter start and no state leaks.
 
 Protocol (one JSON object per line): requests on stdin, replies on stdout; the first line out says
-what this zygote can do. The zygote never runs untrusted code itself. Per run it forks a *keeper*
-that starts its own session, drops to an unprivileged uid when the zygote is root, and, where the
-kernel allows it, enters new user, mount, pid and IPC namespaces with a fresh size-limited tmpfs as
-the scratch dir. The keeper forks the *runner* (pid 1 of the new pid namespace), which sets rlimits,
-drops every capability it holds in its namespace and executes the code. When the runner (or the
-keeper) dies, the kernel kills everything else in that pid namespace, so nothing the code started
-outlives the run.
+what this zygote can do. The zygote never runs untrusted code itself. Per run it makes one child,
+the *runner*: where the kernel allows it, cloned straight into new user, mount, pid and IPC
+namespaces (the runner is pid 1 of its pid namespace) with a fresh size-limited tmpfs as the scratch
+dir and, when the zygote is root, an unprivileged uid. The runner sets rlimits, drops every
+capability it holds in its namespace and executes the code. When it dies, the kernel kills
+everything else in its pid namespace, so nothing the code started outlives the run; the zygote,
+its parent, learns how it ended from wait4.
 
-Keeper and runner are made ahead of time (a *slot*), and, where a run cannot reach another run's
-processes, while the previous run executes: a run then starts with a pipe write. A run cannot
-reach a slot when (a) each slot has its own uid (the zygote is root: slot k runs as uid
-GEM_RUN_UID + k, seen inside its namespace as 65534), so no run may signal, trace or open the
-/proc files of another, or (b) each run mounts its own /proc, so it sees no other run's processes.
-Otherwise the next slot is made only after a run has ended, as it always was. The keeper turns
-itself non-dumpable once its namespace is set up, so not even its own run can open its /proc files.
+Runners are made ahead of time (a *slot*), and, where a run cannot reach another run's processes,
+while the previous run executes: a run then starts with a pipe write. A run cannot reach a slot when
+(a) each slot has its own uid (the zygote is root: slot k runs as uid GEM_RUN_UID + k, seen inside
+its namespace as 65534), so no run may signal, trace or open the /proc files of another, or (b) each
+run mounts its own /proc, so it sees no other run's processes. Otherwise the next slot is made only
+after a run has ended. A waiting runner is not dumpable: no process of its uid may open its /proc
+files.
+
+Without per-run namespaces (the kernel refuses them) the runner is a plain fork in its own session
+with its own scratch folder, and strays it leaves are killed after the run.
 """
 import atexit
 import collections
@@ -35,6 +38,8 @@ import time
 import traceback
 
 CLONE_NEWNS = 0x00020000
+CLONE_CHILD_CLEARTID = 0x00200000
+CLONE_CHILD_SETTID = 0x01000000
 CLONE_NEWIPC = 0x08000000
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
@@ -53,8 +58,15 @@ _LINUX_CAPABILITY_VERSION_3 = 0x20080522
 # The uid (and gid) a run sees itself as inside its namespace when the zygote maps it from its own.
 INNER_ID = 65534
 CPU_LIMIT_EXIT = 128 + signal.SIGXCPU
+SYS_GETTID = {"x86_64": 186, "aarch64": 178}.get(os.uname().machine, -1)
+# clone(2) by number, and where its child-tid argument goes, per architecture.
+SYS_CLONE = {"x86_64": (56, "ctid_4th"), "aarch64": (220, "ctid_5th")}.get(os.uname().machine)
 
 libc = ctypes.CDLL(None, use_errno=True)
+# Holds the GIL across the call, as os.fork does across fork().
+libc_gil = ctypes.PyDLL(None, use_errno=True)
+libc_gil.syscall.restype = ctypes.c_long
+libc.pthread_self.restype = ctypes.c_void_p
 # The protocol pipes, kept on private fds; every run closes them before the code starts.
 PROTO_OUT = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
 PROTO_IN = os.fdopen(os.dup(0), "r", encoding="utf-8")
@@ -91,34 +103,95 @@ def write_file(path, text):
 
 
 def drop_privileges(k):
-    """Becomes slot k's unprivileged uid/gid (when the zygote is root)."""
+    """Becomes slot k's unprivileged uid/gid (when the zygote is root); for runs without namespaces."""
     if RUN_UID >= 0:
         os.setgroups([])
         os.setresgid(RUN_GID + k, RUN_GID + k, RUN_GID + k)
         os.setresuid(RUN_UID + k, RUN_UID + k, RUN_UID + k)
-        # Changing uid clears "dumpable", which would leave /proc/self owned by root and the uid
-        # map of the run's namespace unwritable.
-        libc.prctl(PR_SET_DUMPABLE, 1)
 
 
-def enter_namespaces(scratch_mb):
-    """Fresh namespaces and a fresh scratch tmpfs for this run; False if the kernel refuses."""
-    uid, gid = os.getuid(), os.getgid()
-    flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | (CLONE_NEWNET if RUN_NEWNET else 0)
-    if libc.unshare(flags) != 0:
-        return False
-    # Dropped from root, every slot shows the same uid inside (65534), whatever its own uid outside.
-    inner_uid, inner_gid = (INNER_ID, INNER_ID) if RUN_UID >= 0 else (uid, gid)
-    write_file("/proc/self/setgroups", "deny")
-    write_file("/proc/self/uid_map", f"{inner_uid} {uid} 1")
-    write_file("/proc/self/gid_map", f"{inner_gid} {gid} 1")
+def find_tid_offset():
+    """Where glibc (or musl) keeps the calling thread's id in its thread block: fork() has the kernel
+    write the child's id there, and so must our clone, or raise() and abort() in the runner would aim
+    at the zygote's thread id. Found by looking for our own id, checked in a forked child."""
+    me = libc_gil.syscall(SYS_GETTID)
+    block = (ctypes.c_int32 * 1024).from_address(libc.pthread_self())
+    found = [i * 4 for i in range(1024) if block[i] == me]
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        child = libc_gil.syscall(SYS_GETTID)
+        block = (ctypes.c_int32 * 1024).from_address(libc.pthread_self())
+        good = [off for off in found if block[off // 4] == child]
+        os.write(w, (str(good[0]) if len(good) == 1 else "").encode())
+        os._exit(0)
+    os.close(w)
+    os.waitpid(pid, 0)
+    text = os.read(r, 64).decode()
+    os.close(r)
+    return int(text) if text else None
+
+
+def clone_child(flags):
+    """fork() into new namespaces: the child returns 0, the parent its pid."""
+    number, where = SYS_CLONE
+    ctid = ctypes.c_void_p(libc.pthread_self() + TID_OFFSET if TID_OFFSET is not None else None)
+    if TID_OFFSET is not None:
+        flags |= CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID
+    null = ctypes.c_void_p(None)
+    # syscall() reads every argument as a long: pass them at that width.
+    first = ctypes.c_long(flags | signal.SIGCHLD)
+    args = [first, null, null, ctid, null] if where == "ctid_4th" else [first, null, null, null, ctid]
+    ctypes.pythonapi.PyOS_BeforeFork()
+    pid = libc_gil.syscall(ctypes.c_long(number), *args)
+    if pid == 0:
+        ctypes.pythonapi.PyOS_AfterFork_Child()
+        return 0
+    errno = ctypes.get_errno()
+    ctypes.pythonapi.PyOS_AfterFork_Parent()
+    if pid < 0:
+        raise OSError(errno, f"clone: {os.strerror(errno)}")
+    return pid
+
+
+def write_id_maps(pid, k):
+    """The uid and gid maps of a runner's new user namespace (written by us, its parent)."""
+    if RUN_UID >= 0:
+        # We are root in the parent namespace: any single id may be mapped; inside it reads 65534.
+        write_file(f"/proc/{pid}/uid_map", f"{INNER_ID} {RUN_UID + k} 1")
+        write_file(f"/proc/{pid}/gid_map", f"{INNER_ID} {RUN_GID + k} 1")
+    else:
+        # Unprivileged: only our own ids, and no setgroups.
+        write_file(f"/proc/{pid}/setgroups", "deny")
+        write_file(f"/proc/{pid}/uid_map", f"{os.geteuid()} {os.geteuid()} 1")
+        write_file(f"/proc/{pid}/gid_map", f"{os.getegid()} {os.getegid()} 1")
+
+
+def enter_run(k, isolated, go_r, scratch_mb):
+    """In the new runner: takes its ids and mounts its scratch tmpfs, /dev/shm and /proc (or, without
+    namespaces, drops privileges and makes a scratch folder). Returns the workdir and whether /proc
+    is the run's own."""
+    os.setsid()
+    if not isolated:
+        drop_privileges(k)
+        return tempfile.mkdtemp(prefix="run-", dir=SCRATCH), False
+    # The zygote writes our id maps, then closes this pipe.
+    os.read(go_r, 1)
+    os.close(go_r)
+    if RUN_UID >= 0:
+        os.setgroups([])
+        os.setresgid(INNER_ID, INNER_ID, INNER_ID)
+        os.setresuid(INNER_ID, INNER_ID, INNER_ID)
     opts = f"size={scratch_mb}m,nr_inodes=4096,mode=700".encode()
     if libc.mount(b"tmpfs", SCRATCH.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, opts) != 0:
         raise OSError(ctypes.get_errno(), "mounting the scratch tmpfs failed")
     # Shared memory (multiprocessing's semaphores live there) gets a private tmpfs too.
     if os.path.isdir("/dev/shm"):
         libc.mount(b"tmpfs", b"/dev/shm", b"tmpfs", MS_NOSUID | MS_NODEV, f"size={scratch_mb}m,mode=1777".encode())
-    return True
+    # A /proc of the run's own pid namespace, where the kernel allows it: the code sees only its own
+    # processes. (Under a root bubblewrap it refuses: that /proc has read-only parts laid over it.)
+    own_proc = libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None) == 0
+    return SCRATCH, own_proc
 
 
 def drop_capabilities():
@@ -237,20 +310,40 @@ def finalize(namespace, code):
     return flush_std_streams(code)
 
 
-def runner(req_r, workdir, isolated, out_w, err_w):
-    """Pid 1 of the run's namespace (or a plain child without namespaces): waits for its request,
-    then runs the code and ends the way the interpreter would have ended it."""
-    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+def close_all_but(keep):
+    """Closes every descriptor from 3 up except `keep`: a new runner holds no other slot's pipes (a
+    waiting runner holding another's request pipe would keep that one waiting forever)."""
+    low = 3
+    for fd in sorted(keep):
+        os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, 65536)
+
+
+def runner(k, isolated, req_r, out_w, err_w, st_w, go_r):
+    """Pid 1 of the run's namespaces (or a plain child without namespaces): sets itself up, waits for
+    its request, then runs the code and ends the way the interpreter would have ended it."""
     MARKS.clear()
     mark("runner forked")
-    if isolated:
-        # A /proc of the run's own pid namespace: the code sees only its own processes.
-        libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
-    mark("runner ready (own /proc)")
+    try:
+        close_all_but({req_r, out_w, err_w, st_w} | ({go_r} if isolated else set()))
+        workdir, _ = enter_run(k, isolated, go_r, SCRATCH_MB)
+        # Set after the uid change, which clears it.
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        # While it waits, no process of its uid may open its /proc files (memory, descriptors, root).
+        libc.prctl(PR_SET_DUMPABLE, 0)
+        if not isolated:
+            os.write(st_w, f"workdir:{workdir}\n".encode())
+    except BaseException as e:
+        try:
+            os.write(st_w, f"error:{type(e).__name__}: {e}\n".encode())
+        finally:
+            os._exit(1)
+    os.close(st_w)
+    mark("runner ready (namespaces, scratch, /proc)")
     req = read_request(req_r)
     mark("runner got request")
-    # The keeper left this process non-dumpable while it waited for its request; the code may read
-    # its own /proc files, as a plain process can.
+    # The code may read its own /proc files, as a plain process can.
     libc.prctl(PR_SET_DUMPABLE, 1)
     os.chdir(workdir)
     os.environ["HOME"] = workdir
@@ -295,70 +388,33 @@ def runner(req_r, workdir, isolated, out_w, err_w):
     os._exit(code)
 
 
-def keeper(req_r, out_w, err_w, status_w, k):
-    """Enters the run's namespaces, forks the runner and reports how it ended on `status_w`."""
-    try:
-        MARKS.clear()
-        mark("keeper forked")
-        os.setsid()
-        drop_privileges(k)
-        isolated = RUN_NAMESPACES and enter_namespaces(SCRATCH_MB)
-        mark("keeper in namespaces")
-        if RUN_NAMESPACES and not isolated:
-            raise OSError(ctypes.get_errno(), "the kernel refused new namespaces for this run")
-        # From here on no process of this uid (not even this run's code) may open our /proc files
-        # (memory, descriptors, root): the runner inherits this until it has its request.
-        libc.prctl(PR_SET_DUMPABLE, 0)
-        workdir = SCRATCH
-        if not isolated:
-            workdir = tempfile.mkdtemp(prefix="run-", dir=SCRATCH)
-            os.write(status_w, f"workdir:{workdir}\n".encode())
-        pid = os.fork()
-        if pid == 0:
-            os.close(status_w)
-            runner(req_r, workdir, isolated, out_w, err_w)
-        mark("keeper forked the runner")
-        os.write(status_w, f"runner:{pid}\n".encode())
-        for fd in (req_r, out_w, err_w):
-            os.close(fd)
-        _, status, usage = os.wait4(pid, 0)
-        cpu_ms = int((usage.ru_utime + usage.ru_stime) * 1000)
-        if PROFILE:
-            mark("keeper reaped the runner")
-            own = resource.getrusage(resource.RUSAGE_SELF)
-            cpu = {"keeper": cpu_us(own), "runner": cpu_us(usage)}
-            os.write(status_w, f"profile:{json.dumps({'marks': MARKS, 'cpu_us': cpu})}\n".encode())
-        if os.WIFSIGNALED(status):
-            msg = f"signal:{os.WTERMSIG(status)}:{cpu_ms}\n"
-        else:
-            msg = f"exit:{os.WEXITSTATUS(status)}:{cpu_ms}\n"
-        os.write(status_w, msg.encode())
-        os._exit(0)
-    except BaseException as e:
-        try:
-            os.write(status_w, f"error:{type(e).__name__}: {e}\n".encode())
-        finally:
-            os._exit(1)
-
-
 class Slot:
-    """A keeper and its runner, forked (and their namespaces made) ahead of time, waiting for a
-    request, so a run starts without that cost. `k` picks the slot's uid (see drop_privileges)."""
+    """A runner made (its namespaces and scratch set up) ahead of time, waiting for a request, so a
+    run starts without that cost. `k` picks the slot's uid (see write_id_maps)."""
 
     def __init__(self, k):
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         st_r, st_w = os.pipe()
         req_r, req_w = os.pipe()
+        go_r, go_w = os.pipe() if RUN_NAMESPACES else (None, None)
         PROTO_OUT.flush()
-        pid = os.fork()
+        pid = clone_child(RUN_FLAGS) if RUN_NAMESPACES else os.fork()
         if pid == 0:
-            for fd in (out_r, err_r, st_r, req_w):
+            runner(k, RUN_NAMESPACES, req_r, out_w, err_w, st_w, go_r)
+        for fd in (out_w, err_w, st_w, req_r, go_r):
+            if fd is not None:
                 os.close(fd)
-            keeper(req_r, out_w, err_w, st_w, k)
-        for fd in (out_w, err_w, st_w, req_r):
-            os.close(fd)
         self.pid, self.k, self.out_r, self.err_r, self.st_r, self.req_w = pid, k, out_r, err_r, st_r, req_w
+        if go_w is not None:
+            try:
+                write_id_maps(pid, k)
+            except OSError:
+                os.close(go_w)
+                self.discard()
+                raise
+            # Closing it lets the runner go on.
+            os.close(go_w)
 
     def send(self, req):
         """Hands the request to the waiting runner; False if it is gone."""
@@ -371,9 +427,10 @@ class Slot:
             return False
         finally:
             os.close(self.req_w)
+            self.req_w = None
 
     def discard(self):
-        """Kills the slot; returns what its keeper reported (an error, when it failed to start)."""
+        """Kills the slot; returns what its runner reported (an error, when it failed to start)."""
         try:
             os.kill(self.pid, signal.SIGKILL)
         except OSError:
@@ -384,8 +441,9 @@ class Slot:
             report = os.read(self.st_r, 4096).decode(errors="replace")
         except OSError:
             report = ""
-        for fd in (self.out_r, self.err_r, self.st_r):
-            os.close(fd)
+        for fd in (self.out_r, self.err_r, self.st_r, self.req_w):
+            if fd is not None:
+                os.close(fd)
         return report
 
 
@@ -409,33 +467,17 @@ class Capture:
         return b"".join(self.parts).decode("utf-8", errors="replace")
 
 
-FINAL_KINDS = ("exit", "signal", "error")
-
-
 def cpu_us(usage):
     return int((usage.ru_utime + usage.ru_stime) * 1_000_000)
 
 
 def parse_status(text):
-    """The keeper's report: `workdir:` and `runner:` lines, then `exit:`/`signal:`/`error:`."""
-    out = {"exit_code": None, "signal": None, "error": None, "cpu_ms": None, "workdir": None, "runner": None, "final": False}
-    for line in text.splitlines(keepends=True):
-        if not line.endswith("\n"):
-            break
+    """What a runner reported before its request: `workdir:` (no namespaces) or `error:`."""
+    out = {"workdir": None, "error": None}
+    for line in text.splitlines():
         kind, _, rest = line.strip().partition(":")
-        if kind == "workdir":
-            out["workdir"] = rest
-        elif kind == "runner":
-            out["runner"] = int(rest)
-        elif kind in ("exit", "signal"):
-            value, _, cpu = rest.partition(":")
-            out["cpu_ms"] = int(cpu)
-            out["exit_code" if kind == "exit" else "signal"] = int(value)
-        elif kind == "error":
-            out["error"] = rest
-        elif kind == "profile":
-            out["profile"] = json.loads(rest)
-        out["final"] = out["final"] or kind in FINAL_KINDS
+        if kind in out:
+            out[kind] = rest
     return out
 
 
@@ -474,27 +516,14 @@ def reap_strays(limit_s=2.0):
         time.sleep(0.001)
 
 
-def reap_exiting(block):
-    """Collects keepers that have reported and are on their way out (their runs are over)."""
-    for pid in list(EXITING):
-        try:
-            done, _ = os.waitpid(pid, 0 if block else os.WNOHANG)
-        except ChildProcessError:
-            done = pid
-        if done:
-            del EXITING[pid]
-
-
 def free_slot_id():
-    """A uid index no live slot has: the prepared ones, the running one, keepers still exiting."""
+    """A uid index no live slot has (the prepared ones and the running one)."""
     if RUN_UID < 0:
         return 0
-    for attempt in range(2):
-        used = {s.k for s in PREPARED} | set(EXITING.values()) | RUNNING
-        for k in range(RUN_IDS):
-            if k not in used:
-                return k
-        reap_exiting(block=True)
+    used = {s.k for s in PREPARED} | RUNNING
+    for k in range(RUN_IDS):
+        if k not in used:
+            return k
     raise OSError("no free run uid (GEM_RUN_IDS is too small)")
 
 
@@ -530,109 +559,112 @@ def run(req):
         RUNNING.discard(slot.k)
 
 
+def read_ready(fd):
+    os.set_blocking(fd, False)
+    try:
+        return os.read(fd, 65536).decode(errors="replace")
+    except OSError:
+        return ""
+
+
 def watch(req, slot, started):
-    """Collects the run's output and status until its runner is gone (or it must be stopped)."""
+    """Collects the run's output until its runner has exited (or it must be stopped)."""
     if AHEAD:
-        # The next run's processes and namespaces get made while this one executes.
+        # The next run's runner and namespaces get made while this one executes.
         prepare()
-        mark("zygote forked the next slot")
-    pid, out_r, err_r, st_r = slot.pid, slot.out_r, slot.err_r, slot.st_r
+        mark("zygote made the next slot")
+    pid, out_r, err_r = slot.pid, slot.out_r, slot.err_r
     deadline = started + req["timeout_ms"] / 1000.0
     out_keep = req.get("stdout_keep_bytes") or req["max_output_bytes"]
     captures = {out_r: Capture(out_keep), err_r: Capture(req["max_output_bytes"])}
     # Each stream has its own cap: a program that floods stdout is stopped at stdout's cap, and chatty
     # stderr cannot cost a program whose stdout is right its verdict.
     kill_at = {out_r: req.get("stdout_kill_bytes") or req["kill_output_bytes"], err_r: req["kill_output_bytes"]}
-    status = b""
-    result = parse_status("")
     killed = None
     sel = selectors.DefaultSelector()
-    for fd in (out_r, err_r, st_r):
+    for fd in (out_r, err_r):
         sel.register(fd, selectors.EVENT_READ)
-    open_fds = {out_r, err_r, st_r}
-    # Done when both streams are closed and the keeper has said how the runner ended (the runner and
-    # everything in its pid namespace are gone by then); the keeper's own exit is not waited for.
-    while out_r in open_fds or err_r in open_fds or (st_r in open_fds and not result["final"]):
+    # The runner's exit shows as a readable pidfd (the code may close its streams and go on).
+    pidfd = os.pidfd_open(pid) if hasattr(os, "pidfd_open") else None
+    if pidfd is not None:
+        sel.register(pidfd, selectors.EVENT_READ)
+    waiting = {out_r, err_r} | ({pidfd} if pidfd is not None else set())
+    while waiting:
         left = deadline - time.monotonic()
         if left <= 0:
             killed = "timeout"
             break
         for key, _ in sel.select(left):
+            if key.fd == pidfd:
+                sel.unregister(pidfd)
+                waiting.discard(pidfd)
+                mark("zygote saw the runner exit")
+                continue
             data = os.read(key.fd, 65536)
             if not data:
                 sel.unregister(key.fd)
-                open_fds.discard(key.fd)
-            elif key.fd == st_r:
-                status += data
-                result = parse_status(status.decode(errors="replace"))
-                if result["final"]:
-                    mark("zygote got the exit status")
+                waiting.discard(key.fd)
             else:
                 captures[key.fd].add(data)
                 if captures[key.fd].total > kill_at[key.fd]:
                     killed = "output_limit"
         if killed:
             break
-    keeper_status = None
-    # Still running (or being reaped by its keeper) when the keeper has not reported yet.
-    runner = result["runner"] if not result["final"] else None
-    if killed:
-        # The runner too: the code may have cleared its parent-death signal.
-        for victim in (runner, pid):
-            try:
-                if victim:
-                    os.kill(victim, signal.SIGKILL)
-            except OSError:
-                pass
-    if killed or not result["final"] or not AHEAD:
-        _, keeper_status = os.waitpid(pid, 0)
-        if runner:
-            # An orphaned runner is ours (we are a subreaper): wait until it, and so everything in
-            # its pid namespace, is gone.
-            try:
-                os.waitpid(runner, 0)
-            except ChildProcessError:
-                pass
-    else:
-        EXITING[pid] = slot.k
     sel.close()
-    for fd in (out_r, err_r, st_r):
+    if pidfd is not None:
+        os.close(pidfd)
+    if killed:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    usage = None
+    while usage is None:
+        # Without a pidfd: poll until the runner is gone, or the deadline says stop it.
+        flags = 0 if pidfd is not None or killed else os.WNOHANG
+        done, status, usage = os.wait4(pid, flags)
+        if not done:
+            usage = None
+            if time.monotonic() >= deadline:
+                killed = "timeout"
+                os.kill(pid, signal.SIGKILL)
+            time.sleep(0.0005)
+    report = parse_status(read_ready(slot.st_r))
+    for fd in (out_r, err_r, slot.st_r):
         os.close(fd)
-    if result["workdir"]:
+    if report["workdir"]:
         # Without per-run namespaces the scratch folder is shared: empty it, whatever the code left.
         clear_folder(SCRATCH)
-    if REAP_STRAYS and not AHEAD:
+    if REAP_STRAYS and not RUN_NAMESPACES:
         reap_strays()
-    if not killed and not result["final"] and keeper_status is not None:
-        # The code took its keeper down with it (e.g. kill(0, SIGKILL)): report that signal.
-        if os.WIFSIGNALED(keeper_status):
-            result["signal"] = os.WTERMSIG(keeper_status)
+    signalled = os.WIFSIGNALED(status)
+    exit_code = None if signalled else os.WEXITSTATUS(status)
     out, err = captures[out_r], captures[err_r]
     profile = None
     if PROFILE:
         mark("zygote has the reply")
-        profile = profile_report(err, result.get("profile"))
+        profile = profile_report(err, usage)
     return {
-        "profile": profile,
         "id": req["id"],
         "stdout": out.text(),
         "stderr": err.text(),
         "stdout_bytes": out.total,
         "stderr_bytes": err.total,
-        "exit_code": result["exit_code"],
-        "signal": result["signal"],
-        "cpu_limit": result["exit_code"] == CPU_LIMIT_EXIT,
-        "cpu_ms": result["cpu_ms"],
+        "exit_code": None if killed else exit_code,
+        "signal": os.WTERMSIG(status) if signalled and not killed else None,
+        "cpu_limit": exit_code == CPU_LIMIT_EXIT and not killed,
+        "cpu_ms": int(cpu_us(usage) / 1000),
         "killed": killed,
         "flooded": ("stdout" if out.total > kill_at[out_r] else "stderr") if killed == "output_limit" else None,
-        "error": result["error"],
+        "error": report["error"],
         "wall_ms": (time.monotonic() - started) * 1000.0,
+        "profile": profile,
     }
 
 
-def profile_report(err, keeper):
-    """The marks of the zygote, the keeper and the runner (taken off the end of stderr), with the CPU
-    time the zygote and its reaped children have used so far."""
+def profile_report(err, usage):
+    """The marks of the zygote and the runner (taken off the end of stderr), the runner's CPU time,
+    and the CPU time the zygote and its reaped children have used so far."""
     runner = []
     joined = b"".join(err.parts)
     at = joined.rfind(PROFILE_TAG)
@@ -640,51 +672,59 @@ def profile_report(err, keeper):
         runner = json.loads(joined[at + len(PROFILE_TAG):])
         err.parts, err.kept = [joined[:at]], at
         err.total -= len(joined) - at
-    cpu = dict((keeper or {}).get("cpu_us") or {})
-    cpu["zygote"] = cpu_us(resource.getrusage(resource.RUSAGE_SELF))
-    cpu["zygote_children"] = cpu_us(resource.getrusage(resource.RUSAGE_CHILDREN))
-    return {"marks": MARKS + (keeper or {}).get("marks", []) + runner, "cpu_us": cpu}
+    cpu = {
+        "runner": cpu_us(usage),
+        "zygote": cpu_us(resource.getrusage(resource.RUSAGE_SELF)),
+        "zygote_children": cpu_us(resource.getrusage(resource.RUSAGE_CHILDREN)),
+    }
+    return {"marks": MARKS + runner, "cpu_us": cpu}
 
 
 def probe_namespaces():
     """Whether a run can get its own namespaces here, and whether it can then mount a /proc of its
-    own (so it sees no other process); tried once, in throwaway children."""
-    pid = os.fork()
+    own (so it sees no other process); tried once, in a throwaway runner."""
+    if SYS_CLONE is None:
+        return False, False
+    go_r, go_w = os.pipe()
+    try:
+        pid = clone_child(RUN_FLAGS)
+    except OSError:
+        return False, False
     if pid == 0:
         try:
-            drop_privileges(0)
-            if not enter_namespaces(1):
-                os._exit(3)
-            child = os.fork()
-            if child == 0:
-                ok = libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None) == 0
-                os._exit(0 if ok and [n for n in os.listdir("/proc") if n.isdigit()] == ["1"] else 5)
-            _, status = os.waitpid(child, 0)
-            os._exit(0 if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 else 5)
+            os.close(go_w)
+            _, own_proc = enter_run(0, True, go_r, 1)
+            os._exit(0 if own_proc else 5)
         except BaseException:
             os._exit(4)
+    os.close(go_r)
+    try:
+        write_id_maps(pid, 0)
+    except OSError:
+        os.kill(pid, signal.SIGKILL)
+    os.close(go_w)
     _, status = os.waitpid(pid, 0)
     code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1
     return code in (0, 5), code == 0
 
 
+RUN_FLAGS = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | (CLONE_NEWNET if RUN_NEWNET else 0)
 RUN_NAMESPACES = False
+TID_OFFSET = None
 # Whether slots are made while a run executes (see the module's docstring), and how many wait ready.
 AHEAD = False
 PREPARE_DEPTH = 1
 PREPARED = collections.deque()
-# Keepers that reported their run's end and are exiting: pid -> slot id.
-EXITING = {}
 # The slot id of the run in progress.
 RUNNING = set()
 SCRATCH_MB = int(os.environ.get("GEM_SCRATCH_MB", "64"))
 
 
 def main():
-    global RUN_NAMESPACES, AHEAD, PREPARE_DEPTH
+    global RUN_NAMESPACES, AHEAD, PREPARE_DEPTH, TID_OFFSET
     # A runner that died before reading its request must not take the zygote with it.
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
-    # A runner whose keeper was killed comes to us, so we can wait for it to be gone.
+    # Strays of runs without namespaces come to us, so reap_strays can collect them.
     libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     # Pay for common imports once here; every forked run then finds them already loaded.
     for name in [m for m in os.environ.get("GEM_PRELOAD", "").split(",") if m]:
@@ -695,10 +735,12 @@ def main():
     # What the zygote holds goes to the permanent generation: a run's collection on its way out then
     # scans only the program's own objects (and forked pages stay shared, not copied by the GC).
     gc.freeze()
+    if SYS_CLONE is not None:
+        TID_OFFSET = find_tid_offset()
     RUN_NAMESPACES, private_proc = probe_namespaces()
     depth = max(1, int(os.environ.get("GEM_PREPARE_DEPTH", "1")))
-    # Slots apart by uid need one id per prepared slot, the running one and one on its way out.
-    own_uids = RUN_UID >= 0 and RUN_IDS >= depth + 2
+    # Slots apart by uid need one id per prepared slot and the running one.
+    own_uids = RUN_UID >= 0 and RUN_IDS >= depth + 1
     AHEAD = RUN_NAMESPACES and (own_uids or private_proc)
     PREPARE_DEPTH = depth if AHEAD else 1
     hello = {"ready": True, "python": sys.version.split()[0], "run_namespaces": RUN_NAMESPACES, "prepared_ahead": AHEAD}
@@ -718,9 +760,8 @@ def main():
             rid = req.get("id") if isinstance(req, dict) else None
             reply = {"id": rid, "error": f"zygote: {type(e).__name__}: {e}"}
         print(json.dumps(reply), file=PROTO_OUT)
-        # Answer first, then get the next run's processes and namespaces ready while Node works.
+        # Answer first, then get the next run's runner and namespaces ready while Node works.
         prepare()
-        reap_exiting(block=False)
 
 
 if __name__ == "__main__":
