@@ -25,6 +25,13 @@ module.exports = {
       to: { path: `^src/(${LAYERS.slice(i + 1).join('|')})/`, dependencyTypesNot: ['type-only'] },
     })),
     {
+      name: 'registry-binds-no-data',
+      comment: 'options that name data are bound by the registration\'s binding hook (core/spec.ts OptionBinding), not by the registry; it holds only the default dataset registry',
+      severity: 'error',
+      from: { path: '^src/registry/' },
+      to: { path: '^src/data/', pathNot: '^src/data/datasetRegistry\\.ts$', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'code-grader-uses-only-the-sandbox',
       comment: 'the exception above covers the sandbox, nothing else of tools/',
       severity: 'error',

@@ -35,4 +35,23 @@ export interface EnvRegistration<O extends Record<string, unknown> = Record<stri
    * src/envs (tests, plugins): a worker thread imports it before making a cpuBound env.
    */
   moduleUrl?: string;
+  /** Binds options that name data held elsewhere (task envs: data/datasetBinding.ts's datasetBinding). */
+  binding?: OptionBinding;
+}
+
+/** Where a registry resolves options: what it holds that a binding may read (its datasets, its data dirs). */
+export interface BindingScope {
+  readonly datasets?: unknown;
+  readonly dataDirs?: unknown;
+}
+
+/**
+ * How an env's options that name data (a registered table, a file, a hub id) become the data itself,
+ * in the thread that resolves them, so that an env made in a worker thread, which never sees the
+ * registry, still gets its data. The registry calls `take` before validation (to set aside what a
+ * parent thread bound already) and `bind` after it; both return replacement option values.
+ */
+export interface OptionBinding {
+  take(options: Record<string, unknown>): { bound?: Record<string, unknown>; rest: Record<string, unknown> };
+  bind(id: string, options: Record<string, unknown>, scope: BindingScope, cpuBound: boolean): Record<string, unknown> | undefined;
 }

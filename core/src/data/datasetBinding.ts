@@ -8,6 +8,7 @@
  * env also the rows serialized once into a SharedArrayBuffer, which a worker thread receives without a
  * copy and decodes once per worker (decodeBoundTable), however many envs share it.
  */
+import type { OptionBinding } from '../core/spec.ts';
 import { datasetSourceFor, hubLocation, type DatasetOptions } from './datasetOptions.ts';
 import { bindTable, isBoundTable, type BoundTable } from './boundTable.ts';
 import { datasetContent, type DatasetContent, type DatasetLookup, type DatasetRow } from './datasetRegistry.ts';
@@ -76,10 +77,19 @@ export function describeBoundOptions(options: Record<string, unknown>): Record<s
   return isBoundTable(options.dataset) ? { ...options, dataset: options.dataset.origin } : options;
 }
 
-/** Splits a bound dataset off options about to be validated again (a worker thread's make). */
-export function unbindForValidation(options: Record<string, unknown>): { table?: BoundTable; rest: Record<string, unknown> } {
-  if (!isBoundTable(options.dataset)) return { rest: options };
-  const { dataset, ...rest } = options;
-  return { table: dataset as BoundTable, rest };
-}
+/**
+ * The task envs' binding (registered with every math, code and QA id): before validation a table
+ * bound already (a worker thread's make) is set aside; after it, the `dataset` option is bound.
+ */
+export const datasetBinding: OptionBinding = {
+  take(options) {
+    if (!isBoundTable(options.dataset)) return { rest: options };
+    const { dataset, ...rest } = options;
+    return { bound: { dataset }, rest };
+  },
+  bind(id, options, scope: { datasets?: DatasetLookup; dataDirs?: DataDirs }, cpuBound) {
+    const bound = bindDatasetOption(id, options, scope.datasets, cpuBound, scope.dataDirs);
+    return bound === undefined ? undefined : { dataset: bound };
+  },
+};
 

@@ -18,11 +18,10 @@ import { GemError, UnknownEnvError } from '../core/errors.ts';
 import type { Env } from '../core/env.ts';
 import { enforceOrder } from '../core/orderEnforcing.ts';
 import type { EnvRegistration, EnvSpec } from '../core/spec.ts';
-import { bindDatasetOption, unbindForValidation } from '../data/datasetBinding.ts';
 import type { DataDirs } from '../data/dataDirs.ts';
 import { defaultDatasets, type DatasetLookup } from '../data/datasetRegistry.ts';
 import { closestIds, parseEnvId } from './envId.ts';
-import { normaliseKeys, schemaKeys, validateOptions } from './options.ts';
+import { normaliseKeys, validateOptions } from './options.ts';
 
 export interface ResolvedOptions {
   reg: EnvRegistration<any>;
@@ -127,18 +126,15 @@ export class EnvRegistry {
   }
 
   /**
-   * Validates `options` for `id` and binds its dataset option to the rows this registry's datasets
-   * hold under the name it gives (or under the id's own names), so the env gets the data itself.
+   * Validates `options` for `id`, then lets the id's binding (if it has one) turn options that name
+   * data into the data this registry can see (a task env's dataset: data/datasetBinding.ts).
    */
   resolveOptions(id: string, options: Record<string, unknown> = {}): ResolvedOptions {
-    const { table, rest } = unbindForValidation(options);
+    const { binding } = this.get(id);
+    const { bound, rest } = binding?.take(options) ?? { rest: options };
     const resolved = this.validate(id, rest);
-    const { reg, spec } = resolved;
-    if (table !== undefined) spec.options.dataset = table;
-    else if (schemaKeys(reg.schema).includes('dataset')) {
-      const bound = bindDatasetOption(id, spec.options, this.datasets, reg.cpuBound ?? false, this.dataDirs);
-      if (bound !== undefined) spec.options.dataset = bound;
-    }
+    const data = bound ?? binding?.bind(id, resolved.spec.options, this, resolved.reg.cpuBound ?? false);
+    if (data) Object.assign(resolved.spec.options, data);
     return resolved;
   }
 

@@ -79,3 +79,44 @@ describe('EnvRegistry overlays', () => {
     expect(r.spec('shared/custom:Pub-v0').family).toBe('custom');
   });
 });
+
+describe('option bindings', () => {
+  // A registration's binding turns options that name data into the data, in the registry's scope;
+  // the registry itself knows no option by name (a `dataset` option without a binding is plain).
+  const lookup = { table: [{ q: 'from the scope' }] };
+  const binding = {
+    take: (o: Record<string, unknown>) => (Array.isArray(o.source) ? { bound: { source: o.source }, rest: { ...o, source: undefined } } : { rest: o }),
+    bind: (id: string, o: Record<string, unknown>, scope: { datasets?: unknown }) =>
+      o.source === 'table' ? { source: (scope.datasets as typeof lookup).table } : undefined,
+  };
+  const seen: unknown[] = [];
+  const reg = (id: string, withBinding: boolean) => ({
+    id,
+    description: 'binds',
+    schema: z.object({ source: z.string().optional(), dataset: z.string().optional() }).strict(),
+    create: (o: Record<string, unknown>) => (seen.push(o.source ?? o.dataset), new Echo()),
+    ...(withBinding ? { binding } : {}),
+  });
+
+  it('bind replaces the option with what the registry holds, after validation', () => {
+    const r = new EnvRegistry({ datasets: lookup as never, label: 'test' });
+    r.register(reg('test:Bound-v0', true));
+    expect(r.resolveOptions('test:Bound-v0', { source: 'table' }).spec.options.source).toEqual([{ q: 'from the scope' }]);
+    expect(r.resolveOptions('test:Bound-v0', { source: 'other' }).spec.options.source).toBe('other');
+    expect(() => r.resolveOptions('test:Bound-v0', { source: 3 })).toThrowError(/option 'source': expected string/);
+  });
+
+  it('take sets aside what was bound already, so it is not validated again', () => {
+    const r = new EnvRegistry({ label: 'test' });
+    r.register(reg('test:Bound-v0', true));
+    r.make('test:Bound-v0', { source: [{ q: 'bound in a parent thread' }] });
+    expect(seen.at(-1)).toEqual([{ q: 'bound in a parent thread' }]);
+  });
+
+  it('an env without a binding gets its dataset option as given', () => {
+    const r = new EnvRegistry({ datasets: lookup as never, label: 'test' });
+    r.register(reg('test:Plain-v0', false));
+    r.make('test:Plain-v0', { dataset: 'table' });
+    expect(seen.at(-1)).toBe('table');
+  });
+});

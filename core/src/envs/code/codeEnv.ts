@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import type { EnvSpec } from '../../core/spec.ts';
+import { datasetBinding } from '../../data/datasetBinding.ts';
 import type { DatasetRow } from '../../data/datasetRegistry.ts';
 import { DatasetEnv, requireText, type Graded } from '../../data/datasetEnv.ts';
 import type { DatasetSource } from '../../data/datasetSource.ts';
@@ -111,6 +112,7 @@ export function registerCode(registry: EnvRegistry, entry: TaskDatasetEntry): vo
     description: entry.description,
     schema: CodeOptions,
     defaults: { question_key: entry.questionKey, test_key: entry.answerKey, eval: entry.evaluation ?? false },
+    binding: datasetBinding,
     create: (o: CodeOptions, _spec: EnvSpec, seed?: number) => new CodeEnv(o, entry, seed ?? 0),
     cpuBound: true,
   });

@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import type { EnvSpec } from '../../core/spec.ts';
+import { datasetBinding } from '../../data/datasetBinding.ts';
 import type { DatasetRow } from '../../data/datasetRegistry.ts';
 import { DatasetEnv, requireAnswers, requireText, type Graded } from '../../data/datasetEnv.ts';
 import type { DatasetSource } from '../../data/datasetSource.ts';
@@ -128,6 +129,7 @@ export function registerMath(registry: EnvRegistry, entry: TaskDatasetEntry): vo
       prompt_template: entry.evaluation ? 'boxed' : 'none',
       ...(entry.kind === 'math_visual' ? { image_key: 'images' } : {}),
     },
+    binding: datasetBinding,
     create: (o: MathOptions, _spec: EnvSpec, seed?: number) => new MathEnv(o, entry, seed ?? 0),
   });
 }

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import type { EnvSpec } from '../../core/spec.ts';
+import { datasetBinding } from '../../data/datasetBinding.ts';
 import type { DatasetRow } from '../../data/datasetRegistry.ts';
 import { DatasetEnv, requireText, type Graded } from '../../data/datasetEnv.ts';
 import type { DatasetSource } from '../../data/datasetSource.ts';
@@ -105,6 +106,7 @@ export function registerQa(registry: EnvRegistry, entry: TaskDatasetEntry): void
       extract_boxed: entry.extractBoxed ?? false,
       eval: entry.evaluation ?? false,
     },
+    binding: datasetBinding,
     create: (o: QaOptions, _spec: EnvSpec, seed?: number) => new QaEnv(o, entry, seed ?? 0),
   });
 }
