@@ -1,6 +1,6 @@
 /**
- * Where a short sandboxed run's time goes. One zygote (poolSize 1) with profiling on: every process
- * of a run (the zygote, the run's keeper and runner) notes when it reaches each step on
+ * Where a short sandboxed run's time goes. One zygote (poolSize 1) with profiling on: the zygote
+ * and the run's runner note when they reach each step on
  * CLOCK_MONOTONIC, and Node adds when it sent the request and got the reply. Printed per step: the
  * median time it is reached after the request left Node (negative: done ahead, before the request
  * came), for runs sent back to back and for runs sent after an idle gap (the next run's processes
@@ -34,7 +34,7 @@ interface Case {
   latencyMs: { p50: number; p99: number };
   /** Median time each step is reached after Node sent the request (ms), in that order. */
   steps: Array<{ step: string; ms: number; seenIn: number }>;
-  /** CPU per run (ms): Node, the zygote itself, keeper and runner, and all of them. */
+  /** CPU per run (ms): Node, the zygote itself, the runner, and all of them. */
   cpuMsPerRun: Record<string, number>;
 }
 
@@ -64,7 +64,6 @@ async function profileCase(sandbox: Sandbox, name: string, gapMs: number): Promi
   const first = results[0].profile!.cpu_us;
   const last = results[results.length - 1].profile!.cpu_us;
   const perRun = (us: number) => Math.round((us / (results.length - 1) / 1000) * 100) / 100;
-  const keeper = median(results.map((r) => r.profile!.cpu_us.keeper ?? 0));
   const runner = median(results.map((r) => r.profile!.cpu_us.runner ?? 0));
   const zygoteSelf = perRun(last.zygote - first.zygote);
   const children = perRun(last.zygote_children - first.zygote_children);
@@ -72,10 +71,9 @@ async function profileCase(sandbox: Sandbox, name: string, gapMs: number): Promi
   const cpuMsPerRun = {
     node: nodeMs,
     zygote: zygoteSelf,
-    keeperMedian: ms(keeper),
     runnerMedian: ms(runner),
-    // Keepers and runners with their exits (kernel work included), as the zygote reaps them.
-    keeperAndRunnerWithExit: children,
+    // Runners with their exits (kernel work included), as the zygote reaps them.
+    runnersWithExit: children,
     total: Math.round((nodeMs + zygoteSelf + children) * 100) / 100,
   };
   const c: Case = { name, runs: results.length, latencyMs: { p50: ms(median(latency)), p99: ms(quantile(latency, 0.99)) }, steps, cpuMsPerRun };

@@ -167,7 +167,7 @@ def write_id_maps(pid, k):
         write_file(f"/proc/{pid}/gid_map", f"{os.getegid()} {os.getegid()} 1")
 
 
-def enter_run(k, isolated, go_r, scratch_mb):
+def enter_run(k, isolated, go_r, scratch_mb, try_proc=None):
     """In the new runner: takes its ids and mounts its scratch tmpfs, /dev/shm and /proc (or, without
     namespaces, drops privileges and makes a scratch folder). Returns the workdir and whether /proc
     is the run's own."""
@@ -189,8 +189,11 @@ def enter_run(k, isolated, go_r, scratch_mb):
     if os.path.isdir("/dev/shm"):
         libc.mount(b"tmpfs", b"/dev/shm", b"tmpfs", MS_NOSUID | MS_NODEV, f"size={scratch_mb}m,mode=1777".encode())
     # A /proc of the run's own pid namespace, where the kernel allows it: the code sees only its own
-    # processes. (Under a root bubblewrap it refuses: that /proc has read-only parts laid over it.)
-    own_proc = libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None) == 0
+    # processes. (Under a root bubblewrap it refuses: that /proc has read-only parts laid over it.
+    # Each refusal is a kernel log line, written to the console: slow, so it is tried once.)
+    own_proc = False
+    if OWN_PROC if try_proc is None else try_proc:
+        own_proc = libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None) == 0
     return SCRATCH, own_proc
 
 
@@ -693,7 +696,7 @@ def probe_namespaces():
     if pid == 0:
         try:
             os.close(go_w)
-            _, own_proc = enter_run(0, True, go_r, 1)
+            _, own_proc = enter_run(0, True, go_r, 1, try_proc=True)
             os._exit(0 if own_proc else 5)
         except BaseException:
             os._exit(4)
@@ -710,6 +713,8 @@ def probe_namespaces():
 
 RUN_FLAGS = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | (CLONE_NEWNET if RUN_NEWNET else 0)
 RUN_NAMESPACES = False
+# Whether a run can mount a /proc of its own (found by probe_namespaces).
+OWN_PROC = False
 TID_OFFSET = None
 # Whether slots are made while a run executes (see the module's docstring), and how many wait ready.
 AHEAD = False
@@ -721,7 +726,7 @@ SCRATCH_MB = int(os.environ.get("GEM_SCRATCH_MB", "64"))
 
 
 def main():
-    global RUN_NAMESPACES, AHEAD, PREPARE_DEPTH, TID_OFFSET
+    global RUN_NAMESPACES, AHEAD, PREPARE_DEPTH, TID_OFFSET, OWN_PROC
     # A runner that died before reading its request must not take the zygote with it.
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     # Strays of runs without namespaces come to us, so reap_strays can collect them.
@@ -737,11 +742,11 @@ def main():
     gc.freeze()
     if SYS_CLONE is not None:
         TID_OFFSET = find_tid_offset()
-    RUN_NAMESPACES, private_proc = probe_namespaces()
+    RUN_NAMESPACES, OWN_PROC = probe_namespaces()
     depth = max(1, int(os.environ.get("GEM_PREPARE_DEPTH", "1")))
     # Slots apart by uid need one id per prepared slot and the running one.
     own_uids = RUN_UID >= 0 and RUN_IDS >= depth + 1
-    AHEAD = RUN_NAMESPACES and (own_uids or private_proc)
+    AHEAD = RUN_NAMESPACES and (own_uids or OWN_PROC)
     PREPARE_DEPTH = depth if AHEAD else 1
     hello = {"ready": True, "python": sys.version.split()[0], "run_namespaces": RUN_NAMESPACES, "prepared_ahead": AHEAD}
     print(json.dumps(hello), file=PROTO_OUT)
