@@ -49,6 +49,7 @@ MS_NODEV = 0x4
 MS_NOEXEC = 0x8
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
+PR_CAPBSET_DROP = 24
 PR_SET_CHILD_SUBREAPER = 36
 PR_SET_NO_NEW_PRIVS = 38
 PR_CAP_AMBIENT = 47
@@ -198,11 +199,12 @@ def enter_run(k, isolated, go_r, scratch_mb, try_proc=None):
 
 def drop_capabilities():
     """Gives up every capability the runner holds in its own user namespace (it may not unmount its
-    scratch tmpfs, mount anything, or change its ids), and any way back to them through exec: with
-    no_new_privs no exec grants any (set-uid bits and file capabilities are ignored), so the bounding
-    set needs no trimming (one credential change per capability, a tenth of a run's set-up)."""
+    scratch tmpfs, mount anything, or change its ids), and any way back to them through exec."""
     libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    cap = 0
+    while libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0:
+        cap += 1
     header = (ctypes.c_uint32 * 2)(_LINUX_CAPABILITY_VERSION_3, 0)
     data = (ctypes.c_uint32 * 6)()
     if libc.capset(header, data) != 0:
