@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
 import gem_ts
+import gem_ts.wrappers
 from gem_ts_adapter_kit.rows import EnvRow, WrappersLike, parse_wrappers
 
 from .server import step_tool
@@ -26,7 +27,9 @@ def dataset_rows(
     tool. Without tools the model answers in one message, which verify steps (single-turn envs)."""
     names = parse_wrappers(wrappers)
     opts = dict(options or {})
-    env = gem_ts.make(env_id, **({"wrappers": names} if names else {}), **opts)
+    env = gem_ts.make(env_id, **opts)
+    if names:
+        env = env.with_wrappers(gem_ts.wrappers.get_wrapper_fns(",".join(names)))
     rows = []
     try:
         for seed in seeds:

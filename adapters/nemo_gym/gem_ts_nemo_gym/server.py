@@ -154,7 +154,7 @@ class GemTsResourcesServer(SimpleResourcesServer):
             raise HTTPException(409, f"{what} before /seed_session: this NeMo Gym session has no gem-ts env")
         return episode
 
-    async def seed_session(self, request: Request, body: GemTsSeedSessionRequest) -> GemTsSeedSessionResponse:  # type: ignore[override]
+    async def seed_session(self, request: Request, body: GemTsSeedSessionRequest) -> GemTsSeedSessionResponse:  # type: ignore[override, unused-ignore]
         try:
             row = EnvRow.from_value(body.model_dump())
         except RowError as err:
@@ -163,7 +163,11 @@ class GemTsResourcesServer(SimpleResourcesServer):
         key = request.session[SESSION_ID_KEY]
         await self._drop(key)  # a session reseeded starts a new episode
         try:
-            env = await client.make(row.env_id, **({"wrappers": row.wrappers} if row.wrappers else {}), **row.options)
+            if row.wrappers:
+                pool = await client.make_vec(row.env_id, wrappers=row.wrappers, num_envs=1, **row.options)
+                env = pool.env(0, owns_handle=True)
+            else:
+                env = await client.make(row.env_id, **row.options)
         except gem_ts.GemError as err:
             raise HTTPException(400, f"cannot make gem-ts env {row.env_id!r}: {err}") from None
         try:
@@ -193,7 +197,7 @@ class GemTsResourcesServer(SimpleResourcesServer):
         async with episode.lock:
             return await self._step(episode, body.action)
 
-    async def verify(self, request: Request, body: GemTsVerifyRequest) -> GemTsVerifyResponse:  # type: ignore[override]
+    async def verify(self, request: Request, body: GemTsVerifyRequest) -> GemTsVerifyResponse:  # type: ignore[override, unused-ignore]
         episode = self._episode(request, "verify")
         stepped = False
         async with episode.lock:

@@ -15,6 +15,15 @@ from typing import Callable, List, Tuple
 Policy = Callable[[list], Tuple[str, str]]
 
 
+def _write_json(handler: BaseHTTPRequestHandler, code: int, body: dict) -> None:
+    data = json.dumps(body).encode()
+    handler.send_response(code)
+    for key, value in (("Content-Type", "application/json"), ("Content-Length", str(len(data)))):
+        handler.send_header(key, value)
+    handler.end_headers()
+    handler.wfile.write(data)
+
+
 class StubResponsesModel:
     def __init__(self, policy: Policy):
         self.policy = policy
@@ -22,16 +31,10 @@ class StubResponsesModel:
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):  # quiet
-                pass
+            log_message = staticmethod(lambda *args: None)  # quiet
 
             def _send(self, code, body):
-                data = json.dumps(body).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                _write_json(self, code, body)
 
             def do_GET(self):
                 self._send(200, {"status": "ok"})

@@ -9,6 +9,7 @@ import re
 from typing import Any, Dict, List
 
 import gem_ts
+import gem_ts.wrappers
 import pytest
 from gem_ts_adapter_kit.testing import play_directly
 from gem_ts_nemo_gym import dataset_rows
@@ -155,8 +156,20 @@ def test_python_tool_env(stack):
     outs = tool_outputs(res["response"]["output"])
     assert "5535" in outs[0]["observation"]  # the sandbox ran the model's code
     actions = [json.loads(i["arguments"])["action"] for i in res["response"]["output"] if i["type"] == "function_call"]
-    _, direct, observations = play_directly(env_id, 0, actions, dataset=dataset, wrappers=["python_tool"])
-    assert res["rewards"] == direct and res["steps"] == 2 and res["reward"] == 1.0
+    env = gem_ts.make(env_id, dataset=dataset).with_wrappers(gem_ts.wrappers.get_wrapper_fns("python_tool"))
+    try:
+        env.reset(seed=0)
+        direct, observations = [], []
+        for action in actions:
+            obs, reward, terminated, truncated, _ = env.step(action)
+            direct.append(float(reward))
+            observations.append(obs)
+    finally:
+        env.close()
+    assert terminated
+    # python_tool pays its tool-use reward on the code turn, then the answer is graded right.
+    assert res["rewards"] == direct and res["steps"] == 2 and direct[-1] == 1.0
+    assert res["reward"] == pytest.approx(sum(direct))
     assert [o["observation"] for o in outs] == observations
     assert len(model.requests) == 3
 
@@ -170,7 +183,8 @@ def test_bad_input_gets_a_clear_error(stack):
     results = run_rows(cfg, [unknown, no_seed, bad_options])
     assert all(status >= 400 for status, _ in results), results
     (s1, e1), (s2, e2), (s3, e3) = results
-    assert "cannot make gem-ts env 'game:Nope-v0'" in e1 and "not registered" in e1
+    # The agent relays the resources server's 400 inside its own error text (quotes escaped there).
+    assert "cannot make gem-ts env" in e1 and "game:Nope-v0" in e1 and "is not registered" in e1
     assert "seed" in e2
     assert "bad gem-ts row" in e3 and "options must be a JSON object" in e3
     assert model.requests == []  # no episode reached the model
