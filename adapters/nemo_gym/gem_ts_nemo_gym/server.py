@@ -164,7 +164,10 @@ class GemTsResourcesServer(SimpleResourcesServer):
         await self._drop(key)  # a session reseeded starts a new episode
         try:
             if row.wrappers:
-                pool = await client.make_vec(row.env_id, wrappers=row.wrappers, num_envs=1, **row.options)
+                # As gem_ts.make does for one env: no autoreset, so the last step's observation is its own.
+                pool = await client.make_vec(
+                    row.env_id, wrappers=row.wrappers, num_envs=1, autoreset_mode="disabled", **row.options
+                )
                 env = pool.env(0, owns_handle=True)
             else:
                 env = await client.make(row.env_id, **row.options)
