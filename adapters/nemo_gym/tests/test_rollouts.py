@@ -201,3 +201,7 @@ def test_bad_input_gets_a_clear_error(stack):
     assert status == 200 and res["steps"] == 1 and res["stepped_final_message"]
     _, direct, _ = play_directly(GAME, 3, ["\\boxed{1}"])
     assert res["rewards"] == direct
+    # verify without a session (no cookie): a well-formed body, but no env to grade.
+    body = {"responses_create_params": res["responses_create_params"], "response": res["response"]}
+    r = requests.post(base + "/verify", json=body, timeout=10)
+    assert r.status_code == 409 and "verify before /seed_session" in r.text
