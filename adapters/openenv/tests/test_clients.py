@@ -8,6 +8,7 @@ import re
 import urllib.error
 import urllib.request
 
+import gem_ts
 import pytest
 from conftest import GAME, MATH, ROWS, needs_sandbox
 from gem_ts_adapter_kit.testing import play_directly
@@ -134,6 +135,23 @@ def test_math_env_with_an_inline_dataset(server):
     assert sorted(set(outcomes.values())) == [0.0, 1.0]
     assert all(r == 1.0 for (_, ok), r in outcomes.items() if ok) and len(outcomes) == 8
 
+
+
+def test_a_shared_table_pushed_over_zeromq_plays_over_openenv(server):
+    """gem-ts serve gives both front doors one session layer: a `shared/` table that a gem_ts client
+    pushes over ZeroMQ is a dataset name an OpenEnv session can play."""
+    client = gem_ts.Client(server.endpoint)
+    try:
+        gem_ts.register_dataset("shared/openenv-rows", ROWS, client=client)
+        with GenericEnvClient(base_url=server.base_url(MATH)).sync() as env:
+            result = env.reset(seed=1, options={"dataset": "shared/openenv-rows"})
+            question = result.observation["text"]
+            assert question == play_directly(MATH, 1, [], dataset=ROWS)[0]
+            right = "42" if "6*7" in question else "5"
+            result = env.step({"message": f"The answer is \\boxed{{{right}}}."})
+            assert result.done and result.reward == 1.0
+    finally:
+        client.close()
 
 @needs_sandbox
 def test_code_env_graded_in_the_sandbox(server):

@@ -161,7 +161,8 @@ export async function run(args: string[]): Promise<number> {
   let openenvServer: { close(): Promise<void>; url: string } | undefined;
   if (openenv) {
     const { OpenEnvServer } = await import('../server/openenv/openEnvServer.ts');
-    const door = new OpenEnvServer({ ...openenv, catalog: catalog.envs, wrappers: catalog.wrappers, limits, logger: log, authToken: auth.token });
+    // Both doors over one session layer: a shared/ env or table published over ZeroMQ plays over OpenEnv too.
+    const door = new OpenEnvServer({ ...openenv, catalog: catalog.envs, wrappers: catalog.wrappers, limits, logger: log, authToken: auth.token, sessionLayer: server.sessionLayer });
     try {
       await door.start();
       openenvServer = door;

@@ -131,6 +131,14 @@ export class GemServer {
     return this.boundEndpoint;
   }
 
+  /**
+   * The session layer another front door shares (`gem-ts serve --openenv`): one tenancy (quotas,
+   * `shared/` names, pushed tables) and one set of op handlers (the in-order queues) for every door.
+   */
+  get sessionLayer(): { tenancy: Tenancy; ops: OpHandlers } {
+    return { tenancy: this.tenancy, ops: this.ops };
+  }
+
   /** Starts the transport and serving; resolves with the endpoint clients should connect to. */
   async start(): Promise<string> {
     if (this.started) throw new GemError('NOT_SUPPORTED', 'The server is already started.');

@@ -13,10 +13,8 @@ import { OpenEnvProtocol, parseRoute, type OpenEnvOptions, type Route } from '..
 import { OpenEnvServer } from '../../../src/server/openenv/openEnvServer.ts';
 import type { OpenEnvSession } from '../../../src/server/openenv/session.ts';
 import { ClientSession } from '../../../src/server/clientSession.ts';
-import { silentLogger } from '../../../src/server/logger.ts';
-import { OpHandlers } from '../../../src/server/opHandlers.ts';
-import { DEFAULT_LIMITS } from '../../../src/server/protocol/version.ts';
-import { Tenancy } from '../../../src/server/tenancy.ts';
+import { GemServer } from '../../../src/server/server.ts';
+import { InMemoryTransport } from '../../../src/server/inMemoryTransport.ts';
 
 const GAME = 'game:GuessTheNumber-v0-easy';
 const MATH = 'math:Math12K';
@@ -293,17 +291,8 @@ describe('OpenEnv protocol without sockets', () => {
 
 describe('one session layer for two front doors', () => {
   it("plays a `shared/` env another front door's client published, when given that door's tenancy and op handlers", async () => {
-    const limits = { ...DEFAULT_LIMITS };
-    const tenancy = new Tenancy(catalog.envs, limits, catalog.wrappers);
-    const ops: OpHandlers = new OpHandlers({
-      tenancy,
-      limits,
-      log: silentLogger(),
-      serverInfo: () => ({ name: 'test', version: '0', node: process.version, pid: process.pid }),
-      stats: () => ({}),
-      endSession: (s): Promise<void> => ops.freeSession(s, 'closed'),
-      sendToClient: () => undefined,
-    });
+    // The ZeroMQ door's layer, as gem-ts serve --openenv hands it over.
+    const { tenancy, ops } = new GemServer({ transport: new InMemoryTransport(), catalog: catalog.envs, wrappers: catalog.wrappers }).sessionLayer;
     // A client of the other door publishes a copy of the game under a shared/ id.
     const publisher = new ClientSession(1, 'resume', tenancy.newScope());
     tenancy.registerEnv(publisher, { ...catalog.envs.get(GAME), id: 'shared/custom:Guess-v0' });
