@@ -294,8 +294,12 @@ export class Sandbox {
     let killedReason: KilledReason | undefined;
     let note = '';
     const lastLine = stderr.trimEnd().split('\n').pop() ?? '';
+    // The runner's SIGXCPU line is not the program's output: a limit is said once, in the note below.
+    // A busy loop on an idle machine can reach its CPU limit and the wall clock together.
+    const withoutCpuLine = (): string => stderr.replace(/\n?CPU time limit exceeded\n$/, '');
     if (r.killed === 'timeout') {
       killedReason = 'timeout';
+      stderr = withoutCpuLine();
       note = `Execution timed out after ${lim.timeoutMs / 1000} seconds.`;
     } else if (r.killed === 'output_limit') {
       killedReason = 'output_limit';
@@ -309,8 +313,7 @@ export class Sandbox {
       note = `Sandbox error: ${r.error}.`;
     } else if (r.cpu_limit || (r.signal != null && (r.cpu_ms ?? 0) >= lim.cpuSeconds * 1000)) {
       killedReason = 'cpu_limit';
-      // Say it once, in the same words as the other limits.
-      stderr = stderr.replace(/\n?CPU time limit exceeded\n$/, '');
+      stderr = withoutCpuLine();
       note = `CPU time limit exceeded (${lim.cpuSeconds} s).`;
     } else if (r.exit_code !== 0 && /^[\w.]*MemoryError\b/.test(lastLine)) {
       killedReason = 'memory_limit';

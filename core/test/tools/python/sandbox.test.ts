@@ -227,3 +227,23 @@ describe.skipIf(!bwrapWorks())('Sandbox with a Python under /tmp', () => {
     }
   });
 });
+
+describe('a run stopped by two limits at once', () => {
+  // A busy loop on an idle machine reaches its CPU limit and the wall clock together: the runner's
+  // SIGXCPU line and the wall-clock kill both arrive. The result names the limit once.
+  const toResult = (reply: Record<string, unknown>) => {
+    const sb = new Sandbox({ poolSize: 1, allowUnsandboxed: true });
+    const lim = { timeoutMs: 2000, memoryMb: 256, cpuSeconds: 2, stdoutKill: 1 << 20 };
+    return (sb as unknown as { toResult(r: unknown, l: typeof lim): { stderr: string; killedReason?: string } }).toResult(reply, lim);
+  };
+
+  it('a wall-clock kill after the SIGXCPU line says only the timeout', () => {
+    const r = toResult({ killed: 'timeout', stdout: '', stderr: 'partial\nCPU time limit exceeded\n' });
+    expect(r).toMatchObject({ killedReason: 'timeout', stderr: 'partial\nExecution timed out after 2 seconds.' });
+  });
+
+  it('a CPU-limit exit says the CPU limit once, and a program that prints those words keeps them', () => {
+    expect(toResult({ cpu_limit: true, stdout: '', stderr: '\nCPU time limit exceeded\n' })).toMatchObject({ killedReason: 'cpu_limit', stderr: 'CPU time limit exceeded (2 s).' });
+    expect(toResult({ exit_code: 0, stdout: '', stderr: 'CPU time limit exceeded\n' })).toMatchObject({ killedReason: undefined, stderr: 'CPU time limit exceeded\n' });
+  });
+});
