@@ -295,9 +295,10 @@ export class Sandbox {
     let note = '';
     const lastLine = stderr.trimEnd().split('\n').pop() ?? '';
     // The runner's SIGXCPU line is not the program's output: a limit is said once, in the note below.
-    // A busy loop on an idle machine can reach its CPU limit and the wall clock together.
+    // A busy loop reaches its CPU limit (by default the timeout, rounded up) and the wall clock at
+    // about the same moment: when the wall clock had run out too, the timeout is what it ran into.
     const withoutCpuLine = (): string => stderr.replace(/\n?CPU time limit exceeded\n$/, '');
-    if (r.killed === 'timeout') {
+    if (r.killed === 'timeout' || (r.cpu_limit && (r.wall_ms ?? 0) >= lim.timeoutMs)) {
       killedReason = 'timeout';
       stderr = withoutCpuLine();
       note = `Execution timed out after ${lim.timeoutMs / 1000} seconds.`;

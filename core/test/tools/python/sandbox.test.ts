@@ -242,8 +242,13 @@ describe('a run stopped by two limits at once', () => {
     expect(r).toMatchObject({ killedReason: 'timeout', stderr: 'partial\nExecution timed out after 2 seconds.' });
   });
 
+  it('a CPU-limit exit as the wall clock ran out says the timeout', () => {
+    const r = toResult({ cpu_limit: true, wall_ms: 2000.4, stdout: '', stderr: '\nCPU time limit exceeded\n' });
+    expect(r).toMatchObject({ killedReason: 'timeout', stderr: 'Execution timed out after 2 seconds.' });
+  });
+
   it('a CPU-limit exit says the CPU limit once, and a program that prints those words keeps them', () => {
-    expect(toResult({ cpu_limit: true, stdout: '', stderr: '\nCPU time limit exceeded\n' })).toMatchObject({ killedReason: 'cpu_limit', stderr: 'CPU time limit exceeded (2 s).' });
+    expect(toResult({ cpu_limit: true, wall_ms: 1200, stdout: '', stderr: '\nCPU time limit exceeded\n' })).toMatchObject({ killedReason: 'cpu_limit', stderr: 'CPU time limit exceeded (2 s).' });
     expect(toResult({ exit_code: 0, stdout: '', stderr: 'CPU time limit exceeded\n' })).toMatchObject({ killedReason: undefined, stderr: 'CPU time limit exceeded\n' });
   });
 });
