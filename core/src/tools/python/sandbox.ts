@@ -122,6 +122,9 @@ function mib(bytes: number): string {
   return `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`;
 }
 
+/** How far apart a busy loop's CPU limit and wall clock may land and still count as one moment. */
+const CLOCK_SLACK_MS = 100;
+
 export class Sandbox {
   readonly limits: SandboxLimits;
   readonly runtime: PythonRuntime;
@@ -296,9 +299,11 @@ export class Sandbox {
     const lastLine = stderr.trimEnd().split('\n').pop() ?? '';
     // The runner's SIGXCPU line is not the program's output: a limit is said once, in the note below.
     // A busy loop reaches its CPU limit (by default the timeout, rounded up) and the wall clock at
-    // about the same moment: when the wall clock had run out too, the timeout is what it ran into.
+    // about the same moment, either first by a few ms (the runner's set-up CPU, the kernel's tick):
+    // when the wall clock had (all but) run out too, the timeout is what it ran into.
     const withoutCpuLine = (): string => stderr.replace(/\n?CPU time limit exceeded\n$/, '');
-    if (r.killed === 'timeout' || (r.cpu_limit && (r.wall_ms ?? 0) >= lim.timeoutMs)) {
+    const wallRanOut = (r.wall_ms ?? 0) >= lim.timeoutMs - CLOCK_SLACK_MS;
+    if (r.killed === 'timeout' || (r.cpu_limit && wallRanOut)) {
       killedReason = 'timeout';
       stderr = withoutCpuLine();
       note = `Execution timed out after ${lim.timeoutMs / 1000} seconds.`;

@@ -242,9 +242,11 @@ describe('a run stopped by two limits at once', () => {
     expect(r).toMatchObject({ killedReason: 'timeout', stderr: 'partial\nExecution timed out after 2 seconds.' });
   });
 
-  it('a CPU-limit exit as the wall clock ran out says the timeout', () => {
-    const r = toResult({ cpu_limit: true, wall_ms: 2000.4, stdout: '', stderr: '\nCPU time limit exceeded\n' });
-    expect(r).toMatchObject({ killedReason: 'timeout', stderr: 'Execution timed out after 2 seconds.' });
+  it('a CPU-limit exit as the wall clock ran out, just after or just before, says the timeout', () => {
+    for (const wall_ms of [2000.4, 1994.2]) {
+      const r = toResult({ cpu_limit: true, wall_ms, stdout: '', stderr: '\nCPU time limit exceeded\n' });
+      expect(r).toMatchObject({ killedReason: 'timeout', stderr: 'Execution timed out after 2 seconds.' });
+    }
   });
 
   it('a CPU-limit exit says the CPU limit once, and a program that prints those words keeps them', () => {
