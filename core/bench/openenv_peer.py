@@ -41,6 +41,8 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
+from peer_venv import ensure_peer_venv
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 VENV = HERE / ".venv-openenv"
@@ -176,21 +178,6 @@ def hold_sessions(url: str, count: int, ready_file: str) -> None:
 
 
 # ── orchestration (any Python) ───────────────────────────────────────────────────────────────────
-
-
-def ensure_venv() -> Path:
-    py = VENV / "bin" / "python"
-    stamp = VENV / ".stamp"
-    want = " ".join(PINS)
-    if py.exists() and stamp.exists() and stamp.read_text() == want:
-        return py
-    if not py.exists():
-        print(f"› creating {VENV}", file=sys.stderr)
-        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
-    print(f"› pip install {want} (first run only)", file=sys.stderr)
-    subprocess.run([str(py), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", *PINS], check=True)
-    stamp.write_text(want)
-    return py
 
 
 def rss_bytes(pid: int) -> int:
@@ -343,7 +330,7 @@ def main() -> None:
     if a.hold:
         return hold_sessions(a.hold[0], int(a.hold[1]), a.hold[2])
 
-    py = ensure_venv()
+    py = ensure_peer_venv(VENV, PINS)
     sizes = [int(s) for s in a.sizes.split(",")]
     cap = max(sizes + [a.memory_sessions]) + 16
     results: Dict[str, Any] = {"machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()}, "seconds": a.seconds}

@@ -30,6 +30,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Dict, List
 
+from peer_venv import ensure_peer_venv
+
 HERE = Path(__file__).resolve().parent
 GEM_VENV = HERE / ".venv-gem"
 GEM_PIN = "gem-llm==0.1.0"
@@ -85,22 +87,8 @@ def gem_worker(seconds: float) -> None:
     print(json.dumps({"gem_version": version("gem-llm"), **out}))
 
 
-def ensure_gem_venv() -> Path:
-    py = GEM_VENV / "bin" / "python"
-    stamp = GEM_VENV / ".stamp"
-    if py.exists() and stamp.exists() and stamp.read_text() == GEM_PIN:
-        return py
-    if not py.exists():
-        print(f"› creating {GEM_VENV}", file=sys.stderr)
-        subprocess.run([sys.executable, "-m", "venv", str(GEM_VENV)], check=True)
-    print(f"› pip install {GEM_PIN} numpy (first run only)", file=sys.stderr)
-    subprocess.run([str(py), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", GEM_PIN, "numpy"], check=True)
-    stamp.write_text(GEM_PIN)
-    return py
-
-
 def run_gem(seconds: float) -> Dict[str, Any]:
-    py = ensure_gem_venv()
+    py = ensure_peer_venv(GEM_VENV, [GEM_PIN, "numpy"])
     proc = subprocess.run([str(py), __file__, "--gem-worker", "--seconds", str(seconds)], capture_output=True, text=True)
     if proc.returncode != 0:
         raise SystemExit(f"GEM worker failed:\n{proc.stderr[-3000:]}")
