@@ -10,7 +10,7 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   // Built bundles (the UI's checked-in vite output) are not source.
-  { ignores: ['dist/**', 'node_modules/**', 'bench/.venv-gem/**', '**/*.d.ts', 'python/**', '.packages/**', 'src/ui/app/assets/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'bench/.venv*/**', '**/*.d.ts', 'python/**', '.packages/**', 'src/ui/app/assets/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -11,8 +11,8 @@ import { TASK_DATASETS, sampleDatasetPath, type SampleName, type TaskDatasetEntr
 import { reasoningGymTasks } from '../envs/reasoning/reasoningGymEnv.ts';
 import { parseEnvId } from '../registry/envId.ts';
 import { schemaKeys } from '../registry/options.ts';
-import { getRegistration, listEnvs, resolveOptions } from '../registry/registry.ts';
-import { getWrapperDefinition, listWrappers } from '../envs/defaultWrappers.ts';
+import type { EnvRegistry } from '../registry/registry.ts';
+import { builtinCatalog, type Catalog } from '../envs/builtinCatalog.ts';
 import {
   FAMILY_ORDER,
   FAMILY_TEXT,
@@ -22,7 +22,6 @@ import {
   wrappersIntro,
   type CatalogFacts,
 } from './catalogText.ts';
-import '../envs/index.ts';
 
 export interface OptionSummary {
   /** Options after the registered defaults and the schema's defaults. */
@@ -34,11 +33,11 @@ export interface OptionSummary {
 }
 
 /** An id's options as `make(id)` would see them; for ids that need an option, each field's own default. */
-export function summariseOptions(id: string): OptionSummary {
-  const reg = getRegistration(id);
+export function summariseOptions(registry: EnvRegistry, id: string): OptionSummary {
+  const reg = registry.get(id);
   const keys = schemaKeys(reg.schema);
   try {
-    const { options } = resolveOptions(id).spec;
+    const { options } = registry.resolveOptions(id).spec;
     return { options, unset: keys.filter((k) => !(k in options)) };
   } catch (e) {
     if (!(e instanceof InvalidOptionsError)) throw e;
@@ -94,9 +93,9 @@ interface Family {
 }
 
 /** Ids by family in page order; ids sorted by code point so that the page does not follow import order. */
-function families(): Family[] {
+function families(registry: EnvRegistry): Family[] {
   const byFamily = new Map<string, string[]>();
-  for (const id of listEnvs()) {
+  for (const id of registry.ids()) {
     const family = parseEnvId(id).family;
     byFamily.set(family, [...(byFamily.get(family) ?? []), id]);
   }
@@ -149,8 +148,8 @@ function optionsCell(summary: OptionSummary, skip: ReadonlySet<string>): string 
   return parts.join('<br>');
 }
 
-function familySection(family: Family, facts: CatalogFacts): string {
-  const summaries = new Map(family.ids.map((id) => [id, summariseOptions(id)]));
+function familySection(registry: EnvRegistry, family: Family, facts: CatalogFacts): string {
+  const summaries = new Map(family.ids.map((id) => [id, summariseOptions(registry, id)]));
   const hasTurns = family.ids.some((id) => typeof summaries.get(id)!.options.max_turns === 'number');
   const hasData = family.ids.some((id) => TASK_BY_ID.has(id));
   const skip = new Set(hasTurns ? ['max_turns'] : []);
@@ -158,7 +157,7 @@ function familySection(family: Family, facts: CatalogFacts): string {
   let randomNote = false;
   const rows = family.ids.map((id) => {
     const summary = summaries.get(id)!;
-    const row = [code(id), text(getRegistration(id).description)];
+    const row = [code(id), text(registry.get(id).description)];
     if (hasTurns) {
       const turns = summary.options.max_turns;
       const random = summary.options.random === true;
@@ -181,9 +180,9 @@ function familySection(family: Family, facts: CatalogFacts): string {
   ].join('\n\n');
 }
 
-function wrapperSection(): string {
-  const rows = listWrappers().map((name) => {
-    const def = getWrapperDefinition(name);
+function wrapperSection({ wrappers }: Catalog): string {
+  const rows = wrappers.names().map((name) => {
+    const def = wrappers.get(name);
     const keys = def.schema ? schemaKeys(def.schema) : [];
     return [code(name), def.kind, text(def.description), keys.length ? keys.map(code).join(', ') : '—'];
   });
@@ -202,8 +201,8 @@ function facts(all: Family[]): CatalogFacts {
 }
 
 /** docs/environments.md, ending with a newline. */
-export function renderCatalog(): string {
-  const all = families();
+export function renderCatalog(catalog: Catalog = builtinCatalog()): string {
+  const all = families(catalog.envs);
   const f = facts(all);
   const contents = table(
     ['Family', 'Ids'],
@@ -213,8 +212,8 @@ export function renderCatalog(): string {
     GENERATED_NOTICE,
     opening(f),
     `## Families\n\n${contents}\n\nand the [wrappers](#wrappers).`,
-    ...all.map((fam) => familySection(fam, f)),
-    wrapperSection(),
+    ...all.map((fam) => familySection(catalog.envs, fam, f)),
+    wrapperSection(catalog),
   ];
   return `${sections.join('\n\n')}\n`;
 }

@@ -5,17 +5,17 @@
  *
  * `gem-ts list --markdown`: the whole catalog as Markdown, the source of docs/environments.md.
  */
-import { listEnvs, getRegistration } from '../registry/registry.ts';
+import { builtinCatalog, type Catalog } from '../envs/builtinCatalog.ts';
 import { formatOption, renderCatalog, summariseOptions } from './catalog.ts';
 
 const USAGE = 'usage: gem-ts list [filter] [--verbose]\n       gem-ts list --markdown   (the catalog; npx gem-ts list --markdown > docs/environments.md)';
 
-function describe(id: string): string {
-  const { options, needs } = summariseOptions(id);
+function describe(catalog: Catalog, id: string): string {
+  const { options, needs } = summariseOptions(catalog.envs, id);
   const shown = Object.entries(options)
     .map(([k, v]) => formatOption(k, v))
     .join(' ');
-  const lines = [id, `    ${getRegistration(id).description}`];
+  const lines = [id, `    ${catalog.envs.get(id).description}`];
   if (shown) lines.push(`    options: ${shown}`);
   if (needs) lines.push(`    needs: ${needs}`);
   return lines.join('\n');
@@ -41,10 +41,11 @@ export async function run(args: string[]): Promise<number> {
     console.error(`gem-ts list: ${problem}\n${USAGE}`);
     return 2;
   }
+  const catalog = builtinCatalog();
   if (markdown) {
-    process.stdout.write(renderCatalog());
+    process.stdout.write(renderCatalog(catalog));
     return 0;
   }
-  for (const id of listEnvs(rest[0])) console.log(verbose ? describe(id) : id);
+  for (const id of catalog.envs.list(rest[0])) console.log(verbose ? describe(catalog, id) : id);
   return 0;
 }

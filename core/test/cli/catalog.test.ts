@@ -1,13 +1,12 @@
 /** The env catalog behind `gem-ts list --markdown` and docs/environments.md. */
 import { homedir, tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { renderCatalog, summariseOptions } from '../../src/cli/catalog.ts';
 import { BaseEnv } from '../../src/core/baseEnv.ts';
 import type { StepResult } from '../../src/core/env.ts';
-import { listEnvs, register, unregister } from '../../src/registry/registry.ts';
-import { listWrappers } from '../../src/envs/defaultWrappers.ts';
+import { builtinCatalog, type Catalog } from '../../src/envs/builtinCatalog.ts';
 
 class Idle extends BaseEnv<null> {
   protected clone() {
@@ -24,9 +23,10 @@ class Idle extends BaseEnv<null> {
   }
 }
 
-const TEST_IDS = ['zzfake:Odd-v0', 'zzfake:Needy-v0'];
-
-function registerFakes(): void {
+/** The built-in catalogue with two made-up ids of a family the page does not know. */
+function withFakes(): Catalog {
+  const catalog = builtinCatalog();
+  const register = catalog.envs.register.bind(catalog.envs);
   register({
     id: 'zzfake:Odd-v0',
     description: 'Pipes | and <tags> stay inside the cell.',
@@ -39,6 +39,7 @@ function registerFakes(): void {
     schema: z.object({ max_turns: z.number().default(3), target: z.string() }).strict(),
     create: () => new Idle(),
   });
+  return catalog;
 }
 
 /** The table row of an id: the line that starts with its code span. */
@@ -48,15 +49,12 @@ function rowOf(page: string, id: string): string {
   return rows[0];
 }
 
-afterEach(() => {
-  for (const id of TEST_IDS) unregister(id);
-});
-
 describe('renderCatalog', () => {
   it('has one table row per registered id and one per wrapper', () => {
-    const page = renderCatalog();
-    for (const id of listEnvs()) rowOf(page, id);
-    for (const name of listWrappers()) expect(page).toMatch(new RegExp(`^\\| \`${name}\` \\| (limit|tool|observation|tracking) \\|`, 'm'));
+    const catalog = builtinCatalog();
+    const page = renderCatalog(catalog);
+    for (const id of catalog.envs.ids()) rowOf(page, id);
+    for (const name of catalog.wrappers.names()) expect(page).toMatch(new RegExp(`^\\| \`${name}\` \\| (limit|tool|observation|tracking) \\|`, 'm'));
   });
 
   it('orders families as documented and ids by code point within one', () => {
@@ -89,8 +87,8 @@ describe('renderCatalog', () => {
   });
 
   it('puts an unknown family last, escapes cells, and says what an id needs', () => {
-    registerFakes();
-    const page = renderCatalog();
+    const catalog = withFakes();
+    const page = renderCatalog(catalog);
     const headings = [...page.matchAll(/^## (.+)$/gm)].map((m) => m[1]);
     expect(headings.at(-2)).toBe('zzfake: other environments');
     expect(headings.at(-1)).toBe('Wrappers');
@@ -102,8 +100,9 @@ describe('renderCatalog', () => {
       "| `zzfake:Needy-v0` | Needs an option. | 3 | —<br>also `target`<br>**needs:** option 'target': expected string |",
     );
     expect(page).toMatch(/^\\\* A `-random` variant/m);
-    const families = new Set(listEnvs().map((id) => id.split(':')[0]));
-    expect(page).toContain(`Every environment id that gem-ts registers: ${listEnvs().length} ids in ${families.size} families.`);
+    const ids = catalog.envs.ids();
+    const families = new Set(ids.map((id) => id.split(':')[0]));
+    expect(page).toContain(`Every environment id that gem-ts registers: ${ids.length} ids in ${families.size} families.`);
   });
 
   it('is the same text whatever the machine has: data dirs, Python, working directory', () => {
@@ -128,16 +127,17 @@ describe('renderCatalog', () => {
 });
 
 describe('summariseOptions', () => {
+  const { envs } = builtinCatalog();
   it('gives the resolved options and the options left unset', () => {
-    expect(summariseOptions('game:GuessTheNumber-v0-easy')).toEqual({
+    expect(summariseOptions(envs, 'game:GuessTheNumber-v0-easy')).toEqual({
       options: { min_number: 1, max_number: 10, max_turns: 4, random: false },
       unset: [],
     });
-    expect(summariseOptions('code:Taco8k').unset).toEqual(['dataset', 'dataset_name', 'split', 'revision']);
+    expect(summariseOptions(envs, 'code:Taco8k').unset).toEqual(['dataset', 'dataset_name', 'split', 'revision']);
   });
 
   it('says what an id needs when its defaults alone do not make it', () => {
-    const s = summariseOptions('rg:composite');
+    const s = summariseOptions(envs, 'rg:composite');
     expect(s.options).toEqual({ size: 500, config: {} });
     expect(s.needs).toMatch(/^option 'config': rg:composite mixes other tasks: give them as config\.datasets/);
     expect(s.needs).not.toMatch(/known options/);
