@@ -104,6 +104,7 @@ REQUEST_FIELDS: Dict[str, frozenset[str]] = {
     "make": frozenset({"v", "id", "op", "env_ids", "num_envs", "options", "vec_options", "wrappers", "wrapper_options", "autoreset_mode", "seed", "async_mode"}),
     "reset": frozenset({"v", "id", "op", "handle", "seed", "options", "indices", "reply_format"}),
     "step": frozenset({"v", "id", "op", "handle", "rows", "reply_format"}),
+    "batch": frozenset({"v", "id", "op", "rows"}),
     "sample": frozenset({"v", "id", "op", "handle", "indices"}),
     "get_attr": frozenset({"v", "id", "op", "handle", "name", "indices"}),
     "set_attr": frozenset({"v", "id", "op", "handle", "name", "indices", "value", "values"}),
@@ -123,6 +124,7 @@ REQUEST_REQUIRED: Dict[str, frozenset[str]] = {
     "make": frozenset({"v", "id", "op", "env_ids"}),
     "reset": frozenset({"v", "id", "op", "handle"}),
     "step": frozenset({"v", "id", "op", "handle"}),
+    "batch": frozenset({"v", "id", "op", "rows"}),
     "sample": frozenset({"v", "id", "op", "handle"}),
     "get_attr": frozenset({"v", "id", "op", "handle", "name"}),
     "set_attr": frozenset({"v", "id", "op", "handle", "name"}),
@@ -223,6 +225,24 @@ class _StepRequestRequired(TypedDict):
 class StepRequest(_StepRequestRequired, total=False):
     rows: StepRequestRows
     reply_format: Literal["auto", "arrow", "inline"]
+
+
+class _BatchRequestRowsRequired(TypedDict):
+    handle: List[int]
+    env_index: List[int]
+    action: List[Any]
+
+
+class BatchRequestRows(_BatchRequestRowsRequired, total=False):
+    seed: List[Optional[int]]
+    options: List[Optional[Dict[str, Any]]]
+
+
+class BatchRequest(TypedDict):
+    v: Literal[1]
+    id: int
+    op: Literal["batch"]
+    rows: BatchRequestRows
 
 
 class _SampleRequestRequired(TypedDict):
@@ -428,6 +448,37 @@ class _RowsReplyRequired(TypedDict):
 
 class RowsReply(_RowsReplyRequired, total=False):
     rows: RowsReplyRows
+
+
+class BatchReplyRows(TypedDict):
+    env_index: List[float]
+    observation: List[str]
+    reward: List[float]
+    terminated: List[bool]
+    truncated: List[bool]
+    info: List[Dict[str, Any]]
+
+
+class _BatchReplyErrorsItemRequired(TypedDict):
+    row: int
+    code: str
+    message: str
+
+
+class BatchReplyErrorsItem(_BatchReplyErrorsItemRequired, total=False):
+    data: Any
+
+
+class _BatchReplyRequired(TypedDict):
+    v: Literal[1]
+    id: Optional[int]
+    ok: Literal[True]
+    n: int
+    rows: BatchReplyRows
+
+
+class BatchReply(_BatchReplyRequired, total=False):
+    errors: List[BatchReplyErrorsItem]
 
 
 class SampleReply(TypedDict):

@@ -6,9 +6,11 @@
     obs, info = await env.reset(seed=7)
     obs, reward, terminated, truncated, info = await env.step(action)
 
-Steps (and resets) of single sub-envs issued by many coroutines are coalesced: each call joins a
-per-handle batch that is sent once per event-loop tick, so 256 agents stepping together cost one
-message, not 256 round trips. A bad action fails only the coroutine that sent it. The requests and
+Steps (and resets) of single envs issued by many coroutines are coalesced across handles: every such
+call of one event-loop tick joins one ``batch`` request, whichever ``make``'d env or ``make_vec``
+sub-env it is for, so 256 agents stepping together cost one message, not 256 round trips. The server
+runs each row through its handle's in-order queue and answers each row on its own: a bad action, a
+closed env or an unknown handle fails only the coroutine that asked, naming its env. The requests and
 their replies are the same ``calls`` the synchronous ``Client`` runs, over ``transport.AsyncTransport``
 instead of a blocking socket: one protocol implementation (``session.Session``) for both.
 """
@@ -47,7 +49,7 @@ class AsyncClient(AwaitingOps):
         self.local_server = local_server
         self.python_envs = python_envs
         self._transport = transport
-        self._batches: Dict[Tuple[int, Optional[str]], _Coalescer] = {}
+        self._tick = _Tick(self)
 
     @classmethod
     async def create(
@@ -126,21 +128,13 @@ class AsyncClient(AwaitingOps):
     # ── coalescing ────────────────────────────────────────────────────────────────────────────────
 
     def step_one(self, handle: int, index: int, action: str) -> "asyncio.Future[StepOne]":
-        """Steps one sub-env; calls made in the same event-loop tick travel as one batch."""
-        return self._coalescer(handle).add("step", index, action)
+        """Steps one env of any handle; the calls of one event-loop tick travel as one request."""
+        return self._tick.add(handle, index, action)
 
     def reset_one(
         self, handle: int, index: int, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None
     ) -> "asyncio.Future[ResetOne]":
-        return self._coalescer(handle).add("reset", index, (seed, options))
-
-    def _coalescer(self, handle: int) -> "_Coalescer":
-        # Keyed by boot too: a restarted server hands out the same ids again.
-        key = (int(handle), getattr(handle, "boot_id", None))
-        c = self._batches.get(key)
-        if c is None:
-            c = self._batches[key] = _Coalescer(self, handle)
-        return c
+        return self._tick.add(handle, index, None, seed, options)
 
     # ── lifecycle ─────────────────────────────────────────────────────────────────────────────────
 
@@ -161,26 +155,16 @@ class AsyncClient(AwaitingOps):
         await self.close()
 
 
-_Item = Tuple[int, Any, "asyncio.Future[Any]"]
-
-#: Bytes a message's own fields take beyond its actions (header, ids, msgpack or Arrow framing), and
-#: each action beyond its text; generous, so a batch that is counted to fit does fit.
+#: Bytes a message's own fields take beyond its rows (header, framing), and each row beyond its action
+#: text (handle, index, msgpack framing); generous, so a batch that is counted to fit does fit.
 _MESSAGE_OVERHEAD = 1024
-_PER_ACTION = 32
+_PER_ROW = 48
+#: Rows per batch message at most: the server answers a message in one go, so a huge tick travels as
+#: several messages and other clients' requests get their turns between them.
+_MAX_ROWS = 1024
 
-
-def _wire_bytes(kind: str, index: int, payload: Any) -> int:
-    """What one env's step action or reset options add to a message, packed alone, so that a value
-    that cannot be sent fails its own coroutine (naming its env) before it joins a batch."""
-    try:
-        if kind == "step":
-            text: str = payload
-            return (len(text) if text.isascii() else len(text.encode("utf-8"))) + _PER_ACTION
-        return len(protocol.pack({"seed": payload[0], "options": payload[1]})) + _PER_ACTION
-    except UnicodeEncodeError as e:
-        raise not_text_error(kind, "action" if kind == "step" else "reset options", index, e) from None
-    except TypeError as e:
-        raise TypeError(f"{kind}: the options for env {index} cannot be sent: {e}") from None
+#: One env's step or reset of a tick: (handle, index, action or None for a reset, seed, options, future, bytes).
+_Row = Tuple[int, int, Optional[str], Optional[int], Optional[Dict[str, Any]], "asyncio.Future[Any]", int]
 
 
 def _too_large(kind: str, index: int, size: int, limit: int) -> MessageTooLargeError:
@@ -192,105 +176,175 @@ def _too_large(kind: str, index: int, size: int, limit: int) -> MessageTooLargeE
     )
 
 
-class _Coalescer:
-    """Collects single-env resets/steps of one handle and sends them once per loop tick."""
+class _Tick:
+    """The single-env steps and resets that a client's coroutines ask for in one event-loop tick, of
+    any of its handles: sent as one ``batch`` request (several when they do not fit in one message),
+    answered row by row, each row's outcome to the coroutine that asked."""
 
-    def __init__(self, client: AsyncClient, handle: int):
+    def __init__(self, client: AsyncClient):
         self.client = client
-        self.handle = handle
-        self.pending: List[Tuple[str, int, Any, "asyncio.Future[Any]", int]] = []
+        self.rows: List[_Row] = []
         self.scheduled = False
 
-    def add(self, kind: str, index: int, payload: Any) -> "asyncio.Future[Any]":
+    def add(self, handle: int, index: int, action: Optional[str], seed: Any = None, options: Any = None) -> "asyncio.Future[Any]":
+        """A row for the next message; a row that cannot be sent fails its own coroutine at once."""
         loop = asyncio.get_running_loop()
         fut: "asyncio.Future[Any]" = loop.create_future()
         try:
-            if kind == "step":
-                payload = calls.action_arg(payload, index)
-            else:
-                payload = (calls.seed_arg(payload[0]), payload[1])
-                if isinstance(payload[0], list):
-                    raise TypeError(f"reset: one env takes one seed, not {len(payload[0])}")
-            size = _wire_bytes(kind, int(index), payload)
-            limit = self._budget()
-            if size > limit:
-                raise _too_large(kind, int(index), size, limit + _MESSAGE_OVERHEAD)
+            if action is None:
+                seed = calls.seed_arg(seed)
+                if isinstance(seed, list):
+                    raise TypeError(f"reset: one env takes one seed, not {len(seed)}")
+            size = self._size(int(index), action, options)
         except (TypeError, ValueError, GemError) as e:
-            fut.set_exception(e)  # only this coroutine's call was wrong
+            fut.set_exception(e)
             return fut
-        self.pending.append((kind, int(index), payload, fut, size))
+        self.rows.append((handle, index, action, seed, options, fut, size))
         if not self.scheduled:
             self.scheduled = True
-            loop.call_soon(self._flush)
+            loop.call_soon(self.flush)
         return fut
 
-    def _budget(self) -> int:
-        """The bytes of actions one message may carry (unbounded before the server said its limit)."""
+    def _size(self, index: int, action: Optional[str], options: Any) -> int:
+        """What one env's row adds to a message (its action text, or its reset options packed alone)."""
+        try:
+            if action is not None:
+                if type(action) is not str:
+                    calls.action_arg(action, index)
+                size = (len(action) if action.isascii() else len(action.encode("utf-8"))) + _PER_ROW
+            else:
+                size = (len(protocol.pack(options)) if options else 0) + _PER_ROW
+        except UnicodeEncodeError as e:
+            kind, what = ("step", "action") if action is not None else ("reset", "reset options")
+            raise not_text_error(kind, what, index, e) from None
+        except TypeError as e:
+            if action is not None:
+                raise
+            raise TypeError(f"reset: the options for env {index} cannot be sent: {e}") from None
+        budget = self.budget()
+        if size > budget:
+            raise _too_large("step" if action is not None else "reset", index, size, budget + _MESSAGE_OVERHEAD)
+        return size
+
+    def budget(self) -> int:
+        """The bytes of rows one message may carry (unbounded before the server said its limit)."""
         limit = self.client.session.limits.get("max_message_bytes") if self.client.session.limits else None
         return int(limit) - _MESSAGE_OVERHEAD if isinstance(limit, (int, float)) else 1 << 62
 
-    def _flush(self) -> None:
+    def flush(self) -> None:
         self.scheduled = False
-        items, self.pending = self.pending, []
-        budget = self._budget()
-        # One batch per kind (and, for resets, seeded or not) as long as it fits in one message; an env
-        # asked twice in one tick goes into a later batch (the server runs batches that share an env in
-        # the order sent).
-        batches: List[Tuple[Tuple[str, bool], List[_Item], List[int]]] = []
-        for kind, index, payload, fut, size in items:
-            key = (kind, kind == "reset" and payload[0] is not None)
-            for k, batch, used in batches:
-                if k == key and used[0] + size <= budget and all(b[0] != index for b in batch):
-                    batch.append((index, payload, fut))
-                    used[0] += size
-                    break
-            else:
-                batches.append((key, [(index, payload, fut)], [size]))
-        for (kind, _), batch, _used in batches:
-            asyncio.ensure_future(self._send(kind, batch))
+        rows, self.rows = self.rows, []
+        budget = self.budget()
+        start = used = 0
+        for k, row in enumerate(rows):
+            if k > start and (used + row[6] > budget or k - start >= _MAX_ROWS):
+                _Batch(self.client, rows[start:k]).send()
+                start, used = k, 0
+            used += row[6]
+        if rows:
+            _Batch(self.client, rows[start:]).send()
 
-    def _call(self, kind: str, batch: List[_Item]) -> Call[Any]:
-        indices = [b[0] for b in batch]
-        if kind == "step":
-            return calls.step(self.handle, indices, [b[1] for b in batch], self.client.session.inline_max_rows, calls.step_each)
-        seeds = [b[1][0] for b in batch]
-        options = [b[1][1] or {} for b in batch]
-        return calls.reset(
-            self.handle,
-            seed=None if seeds[0] is None else seeds,
-            options=options if any(options) else None,
-            indices=indices,
-            decode=calls.reset_each,
-        )
 
-    async def _send(self, kind: str, batch: List[_Item]) -> None:
-        while batch:
-            try:
-                results = await self.client.run(self._call(kind, batch))
-            except GemError as e:
-                # A problem of one env (a bad action, a needed reset) fails that env's coroutine; the
-                # server checked the whole batch before running any of it, so the rest go again.
-                index = e.data.get("index") if isinstance(e.data, dict) else None
-                culprit = [b for b in batch if b[0] == index] if len(batch) > 1 else []
-                if not culprit:
-                    _fail(batch, e)
-                    return
-                _fail(culprit, e)
-                batch = [b for b in batch if b[0] != index]
-                continue
-            except BaseException as e:
-                _fail(batch, e)
-                return
-            for (_, _, fut), result in zip(batch, results):
-                if not fut.done():
-                    fut.set_result(result)
+class _Batch:
+    """One ``batch`` request of a tick's rows, sent without a task when it can be (the fewest hops: the
+    reply is handed to the coroutines by the transport's reader)."""
+
+    __slots__ = ("client", "rows", "call")
+
+    def __init__(self, client: AsyncClient, rows: List[_Row]):
+        self.client = client
+        self.rows = rows
+        self.call = self._build()
+        self.call.screen = self.screen
+
+    def _build(self) -> Call[List[Any]]:
+        rows = self.rows
+        actions = [r[2] for r in rows]
+        resets = [k for k, a in enumerate(actions) if a is None]
+        seeds = options = None
+        if resets:
+            if any(rows[k][3] is not None for k in resets):
+                seeds = [r[3] for r in rows]
+            if any(rows[k][4] for k in resets):
+                options = [r[4] for r in rows]
+        return calls.batch([r[0] for r in rows], [r[1] for r in rows], actions, seeds, options)
+
+    def screen(self, session: Session) -> None:
+        """Fails the rows the session will not send (a handle of a restarted server, an env whose state
+        is unknown); the others go. Called by ``Session.admit`` just before the request leaves."""
+        kept: List[_Row] = []
+        for row in self.rows:
+            problem = session.row_problem("step" if row[2] is not None else "reset", row[0], row[1])
+            if problem is None:
+                kept.append(row)
+            elif not row[5].done():
+                row[5].set_exception(problem)
+        if len(kept) == len(self.rows):
             return
+        self.rows = kept
+        if not kept:
+            raise _NothingToSend()
+        self.call.header["rows"] = self._build().header["rows"]
+
+    def send(self) -> None:
+        try:
+            if self.client._transport.send_now(self.call, self._answered):
+                return
+        except _NothingToSend:
+            return
+        except BaseException as e:
+            self._fail(e)
+            return
+        asyncio.ensure_future(self._run())
+
+    async def _run(self) -> None:
+        try:
+            outcomes = await self.client.run(self.call)
+        except _NothingToSend:
+            return
+        except BaseException as e:
+            self._fail(e)
+            return
+        self._hand_out(outcomes)
+
+    def _answered(self, reply: Optional[Tuple[Dict[str, Any], Optional[bytes]]], err: Optional[BaseException]) -> None:
+        """The transport's reader (or watchdog) with the reply or the error that ended the request."""
+        if reply is None:
+            self._fail(err or RuntimeError("no reply"))
+            return
+        try:
+            outcomes = self.client.session.finish(self.call, *reply)
+        except GemError as e:
+            if self.client.session.hello_again(self.call, e):
+                asyncio.ensure_future(self._run())  # says hello again first, then sends the rows again
+            else:
+                self._fail(e)
+            return
+        except BaseException as e:
+            self._fail(e)
+            return
+        self._hand_out(outcomes)
+
+    def _hand_out(self, outcomes: List[Any]) -> None:
+        for row, out in zip(self.rows, outcomes):
+            fut = row[5]
+            if fut.done():
+                continue
+            if isinstance(out, BaseException):
+                fut.set_exception(out)
+            elif row[2] is None:
+                fut.set_result((out[0], out[4]))
+            else:
+                fut.set_result(out)
+
+    def _fail(self, err: BaseException) -> None:
+        for row in self.rows:
+            if not row[5].done():
+                row[5].set_exception(err)
 
 
-def _fail(batch: List[_Item], err: BaseException) -> None:
-    for _, _, fut in batch:
-        if not fut.done():
-            fut.set_exception(err)
+class _NothingToSend(Exception):
+    """Every row of a batch was refused before it left; each coroutine has its own error already."""
 
 
 class AsyncVectorEnv(VectorPlumbing, Awaiting):

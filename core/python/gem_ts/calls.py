@@ -18,7 +18,7 @@ from . import hub, protocol
 from ._contract import MakeReply, SpecReply
 from .attributes import decode_value
 from .datasets import inline_dataset, to_arrow_table
-from .errors import DatasetMissingError, UnknownHandleError
+from .errors import DatasetMissingError, UnknownHandleError, error_from_wire
 from .session import Call, Handle, Header, Session
 from .wrappers.wrapper_factory import resolve_wrappers
 
@@ -176,26 +176,6 @@ def reset_one(header: Header, body: Optional[bytes]) -> ResetOne:
     return r["observation"][0], r["info"][0]
 
 
-def step_each(header: Header, body: Optional[bytes]) -> List[StepOne]:
-    """Each row of a step reply as GEM's tuple (the asyncio client hands one to each coroutine)."""
-    r = header.get("rows")
-    if r is None:
-        b = protocol.decode_rows(header, body)
-        r = {"observation": b.observations, "reward": b.rewards.tolist(), "terminated": b.terminated.tolist(),
-             "truncated": b.truncated.tolist(), "info": b.infos}  # fmt: skip
-    for info in r["info"]:
-        warn_past_end(info)
-    return list(zip(r["observation"], map(float, r["reward"]), map(bool, r["terminated"]), map(bool, r["truncated"]), r["info"]))
-
-
-def reset_each(header: Header, body: Optional[bytes]) -> List[ResetOne]:
-    r = header.get("rows")
-    if r is None:
-        b = protocol.decode_rows(header, body)
-        return list(zip(b.observations, b.infos))
-    return list(zip(r["observation"], r["info"]))
-
-
 # ── single requests ─────────────────────────────────────────────────────────────────────────────
 
 
@@ -274,6 +254,32 @@ def step(handle: int, indices: Sequence[int], actions: Sequence[str], inline_max
         acts = actions if type(actions) is list else list(actions)
         return Call("step", {"rows": {"env_index": idx, "action": acts}}, decode=decode, handle=handle, indices=indices)
     return Call("step", None, protocol.encode_step_arrow(indices, actions), decode, handle=handle, indices=indices)
+
+
+def batch(handles: List[int], indices: List[int], actions: List[Optional[str]], seeds: Optional[List[Optional[int]]], options: Optional[List[Any]]) -> Call[List[Any]]:
+    """Single-env steps and resets of any of this client's handles, one row each; a row whose action is
+    None is a reset (with ``seeds[k]``, ``options[k]``). The reply is one outcome per row, in order: the
+    step tuple, the reset pair, or the row's own error (a ``GemError`` to raise, naming its env)."""
+    rows: Header = {"handle": handles, "env_index": indices, "action": actions}
+    if seeds is not None:
+        rows["seed"] = seeds
+    if options is not None:
+        rows["options"] = options
+    return Call("batch", {"rows": rows}, decode=batch_each)
+
+
+def batch_each(header: Header, body: Optional[bytes]) -> List[Any]:
+    """A batch reply as one outcome per request row (see ``batch``)."""
+    r = header["rows"]
+    infos = r["info"]
+    # Every row as a step tuple; the caller keeps (observation, info) of a reset row.
+    out: List[Any] = list(zip(r["observation"], map(float, r["reward"]), r["terminated"], r["truncated"], infos))
+    for info in infos:
+        if "past_end_warning" in info:
+            warn_past_end(info)
+    for e in header.get("errors") or ():
+        out[int(e["row"])] = error_from_wire(e)
+    return out
 
 
 def sample(handle: int, indices: Optional[Sequence[int]] = None) -> Call[List[str]]:

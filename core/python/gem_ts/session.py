@@ -105,7 +105,7 @@ class Call(Generic[T]):
     """One request: its header (``v`` and ``id`` first, as the server reads them), body, and how its
     reply becomes a result. ``handle``/``indices`` say which envs it touches."""
 
-    __slots__ = ("header", "body", "decode", "handle", "indices", "timeout", "rid", "sent_at")
+    __slots__ = ("header", "body", "decode", "handle", "indices", "timeout", "rid", "sent_at", "screen")
 
     def __init__(
         self,
@@ -131,6 +131,9 @@ class Call(Generic[T]):
         self.timeout = timeout
         self.rid = 0
         self.sent_at = 0.0
+        #: For a call of many envs' rows (``batch``): takes out, just before it is sent, the rows the
+        #: session refuses (``Session.row_problem``), failing only those.
+        self.screen: Optional[Callable[["Session"], None]] = None
 
     @property
     def op(self) -> str:
@@ -253,27 +256,42 @@ class Session:
             raise ServerUnavailableError(
                 "SERVER_UNAVAILABLE", "a gem_ts client cannot be used across fork(); connect again in the child process"
             )
+        if call.screen is not None:
+            call.screen(self)
         h = call.handle
         if h is None:
             return
-        boot = getattr(h, "boot_id", None)
-        if boot is not None and boot != self.boot_id:
-            raise UnknownHandleError(
-                "UNKNOWN_HANDLE",
-                f"{call.op}: handle {int(h)} was made on a server that has restarted; make the env again",
-                {"handle": int(h), "boot_id": boot, "server_boot_id": self.boot_id},
-            )
+        stale = self._stale(call.op, h)
+        if stale is not None:
+            raise stale
         unknown = self.unknown_state.get(int(h))
         if unknown and call.op in ("step", "sample"):
             touched = range(getattr(h, "num_envs", 1)) if call.indices is None else call.indices
             bad = [int(i) for i in touched if ALL in unknown or int(i) in unknown]
             if bad:
-                raise ResetNeededError(
-                    "RESET_NEEDED",
-                    f"{call.op}: the state of env {bad[0]} is unknown (the server stopped answering during an "
-                    "earlier request on it, which may or may not have run); reset it first",
-                    {"index": bad[0], "handle": int(h)},
-                )
+                raise _state_unknown(call.op, bad[0], int(h))
+
+    def row_problem(self, op: str, handle: int, index: int) -> Optional[GemError]:
+        """Why one env's row of a many-env call must not be sent (its handle is of an earlier server, or,
+        for a step, its state is unknown), or None: what ``admit`` checks for a call of one handle."""
+        stale = self._stale(op, handle)
+        if stale is not None:
+            return stale
+        if op == "step" and self.unknown_state:
+            unknown = self.unknown_state.get(int(handle))
+            if unknown and (ALL in unknown or index in unknown):
+                return _state_unknown(op, index, int(handle))
+        return None
+
+    def _stale(self, op: str, h: int) -> Optional[UnknownHandleError]:
+        boot = getattr(h, "boot_id", None)
+        if boot is None or boot == self.boot_id:
+            return None
+        return UnknownHandleError(
+            "UNKNOWN_HANDLE",
+            f"{op}: handle {int(h)} was made on a server that has restarted; make the env again",
+            {"handle": int(h), "boot_id": boot, "server_boot_id": self.boot_id},
+        )
 
     def frame(self, call: Call[Any], now: float) -> Frames:
         rid = call.rid = next(self._ids)
@@ -335,8 +353,16 @@ class Session:
     def finish(self, call: Call[T], header: Header, body: Optional[bytes]) -> T:
         if not header.get("ok", False):
             raise error_from_wire(header.get("error") or {}, call.op)
-        if call.handle is not None and call.header["op"] == "reset" and self.unknown_state:
-            self._forget_unknown(int(call.handle), call.indices)
+        if self.unknown_state:
+            op = call.header["op"]
+            if call.handle is not None and op == "reset":
+                self._forget_unknown(int(call.handle), call.indices)
+            elif op == "batch":
+                rows = call.header["rows"]
+                failed = {e.get("row") for e in header.get("errors") or ()}
+                for k, (h, i, action) in enumerate(zip(rows["handle"], rows["env_index"], rows["action"])):
+                    if action is None and k not in failed:
+                        self._forget_unknown(int(h), [i])
         return call.decode(header, body)
 
     def env_return(self, call: Header) -> bytes:
@@ -413,6 +439,11 @@ class Session:
 
     def _mark_unknown(self, call: Call[Any]) -> None:
         h = call.handle
+        if call.header["op"] == "batch":
+            rows = call.header["rows"]
+            for h, i in zip(rows["handle"], rows["env_index"]):
+                self.unknown_state.setdefault(int(h), set()).add(int(i))
+            return
         if h is None or call.header["op"] not in ("step", "reset"):
             return
         marks = self.unknown_state.setdefault(int(h), set())
@@ -460,6 +491,15 @@ class SessionView:
     @property
     def closed(self) -> bool:
         return self.session.closed
+
+
+def _state_unknown(op: str, index: int, handle: int) -> ResetNeededError:
+    return ResetNeededError(
+        "RESET_NEEDED",
+        f"{op}: the state of env {index} is unknown (the server stopped answering during an "
+        "earlier request on it, which may or may not have run); reset it first",
+        {"index": index, "handle": handle},
+    )
 
 
 def reregister(host: Any) -> Callable[[], List[Call[Any]]]:

@@ -13,7 +13,7 @@ import os
 import threading
 import time
 import uuid
-from typing import Any, Dict, List, Optional, Tuple, TypeVar
+from typing import Any, Callable, Dict, List, Optional, Tuple, TypeVar
 
 import zmq
 import zmq.asyncio
@@ -250,6 +250,8 @@ class AsyncTransport:
         self._monitor: Any = self.sock.get_monitor_socket(_EVENTS)
         _connect(self._ctx, self.sock, self._monitor, session.endpoint)
         self._futures: Dict[int, "asyncio.Future[Reply]"] = {}
+        #: Calls sent by ``send_now``: request id → what to do with the reply or the failure.
+        self._callbacks: Dict[int, Callable[[Optional[Reply], Optional[BaseException]], None]] = {}
         self._hello: Optional["asyncio.Future[None]"] = None
         self._background_hello: Optional["asyncio.Future[None]"] = None
         self._tasks: List["asyncio.Task[None]"] = []
@@ -286,6 +288,24 @@ class AsyncTransport:
             if fut.done() and not fut.cancelled():
                 fut.exception()  # the watchdog may fail it while the send itself fails: one error is enough
         return s.finish(call, header, body)
+
+    def send_now(self, call: Call[Any], on_reply: Callable[[Optional[Reply], Optional[BaseException]], None]) -> bool:
+        """Sends ``call`` at once, from plain (non-async) code and without a task, when nothing stands in
+        the way: no hello to say first and a socket that takes the message now. ``on_reply`` then gets
+        the reply (header, body), or the error that ended the call (the watchdog's, the client's close),
+        from the reader; it must not raise. False: nothing was sent, ``run`` the call instead. Raises
+        what ``Session.admit`` raises (a closed client, a call it refuses)."""
+        s = self.session
+        if s.closed or s.needs_hello:
+            return False
+        s.admit(call)
+        frames = s.frame(call, time.monotonic())
+        sent = self.sock.send_multipart(frames, zmq.NOBLOCK, copy=len(frames[-1]) < 65536)
+        if sent.done() and sent.exception() is not None:
+            s.pending.pop(call.rid, None)  # not sent (not connected): the caller runs it, which waits
+            return False
+        self._callbacks[call.rid] = on_reply
+        return True
 
     async def _say_hello(self) -> None:
         # One hello at a time: every coroutine that finds the session unsaid waits for the same one.
@@ -343,7 +363,12 @@ class AsyncTransport:
                     except zmq.Again:
                         pass  # the server that asked is gone
                     continue
-                fut = self._futures.get(r[0].rid)
+                rid = r[0].rid
+                cb = self._callbacks.pop(rid, None)
+                if cb is not None:
+                    cb((r[1], r[2]), None)
+                    continue
+                fut = self._futures.get(rid)
                 if fut is not None and not fut.done():
                     fut.set_result((r[1], r[2]))
         except (asyncio.CancelledError, zmq.ZMQError):
@@ -377,6 +402,10 @@ class AsyncTransport:
             return
 
     def _fail(self, call: Call[Any], err: BaseException) -> None:
+        cb = self._callbacks.pop(call.rid, None)
+        if cb is not None:
+            cb(None, err)
+            return
         fut = self._futures.get(call.rid)
         if fut is not None and not fut.done():
             fut.set_exception(err)

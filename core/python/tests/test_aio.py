@@ -18,19 +18,24 @@ def run(coro):
     return asyncio.run(coro)
 
 
+def _count_requests(c) -> list:
+    """The op of every request the client sends from now on (each one goes through Session.frame)."""
+    sent: list = []
+    frame = c.session.frame
+
+    def counting(call, now):
+        sent.append(call.op)
+        return frame(call, now)
+
+    c.session.frame = counting
+    return sent
+
+
 def test_agents_in_one_loop_share_batches(server) -> None:
     async def main():
         async with await aio.connect(server.endpoint) as c:
             pool = await c.make_vec(EASY, num_envs=32, autoreset_mode="disabled")
-            steps_sent = []
-            real_run = c.run
-
-            async def counting_run(call):
-                if call.op == "step":
-                    steps_sent.append(len(call.indices))
-                return await real_run(call)
-
-            c.run = counting_run  # type: ignore[method-assign]
+            sent = _count_requests(c)
 
             async def agent(i: int) -> float:
                 env = pool.env(i)
@@ -46,8 +51,35 @@ def test_agents_in_one_loop_share_batches(server) -> None:
 
             rewards = await asyncio.gather(*[agent(i) for i in range(32)])
             assert len(rewards) == 32
-            # 32 agents × at most 4 turns, yet only a handful of messages: one per tick.
-            assert sum(steps_sent) <= 32 * 4 and len(steps_sent) <= 4 and steps_sent[0] == 32
+            # 32 agents: one reset tick and at most 4 step ticks, one message each.
+            assert sent[0] == "batch" and set(sent) == {"batch"} and 2 <= len(sent) <= 5, sent
+            await pool.close()
+
+    run(main())
+
+
+def test_coroutines_of_many_handles_share_one_request_per_tick(server) -> None:
+    """Each coroutine holds its own make'd env (its own handle), or a sub-env of a make_vec: every
+    reset and every step round of all of them is one request, counted as it leaves the client."""
+
+    async def main():
+        async with await aio.connect(server.endpoint) as c:
+            own = [await c.make(EASY, max_turns=100) for _ in range(24)]
+            pool = await c.make_vec(EASY, num_envs=8, autoreset_mode="disabled", max_turns=100)
+            envs = own + [pool.env(i) for i in range(8)]
+            sent = _count_requests(c)
+            resets = await asyncio.gather(*[e.reset(seed=i) for i, e in enumerate(envs)])
+            assert sent == ["batch"] and all(obs.startswith("You are playing") for obs, _ in resets)
+            for turn in range(3):  # guesses out of range: no episode ends
+                steps = await asyncio.gather(*[e.step(f"\\boxed{{{1000 + turn}}}") for e in envs])
+                assert all(f"turn {turn + 1}," in r[0] and not r[2] for r in steps), steps
+            assert sent == ["batch"] * 4, sent
+            # Same results as each env alone.
+            alone = await c.make(EASY, max_turns=100)
+            obs, _ = await alone.reset(seed=3)
+            assert obs == resets[3][0]
+            for e in [*own, alone]:
+                await e.close()
             await pool.close()
 
     run(main())

@@ -85,6 +85,7 @@ def _requests_built_by_the_client() -> list:
         calls.reset(h, seed=[1, 2], options=[{}, {}], indices=[0, 1]),
         calls.step(h, [0, 1], ["a", "b"], 64),
         calls.step(h, [0, 1], ["a", "b"], 1),  # Arrow body
+        calls.batch([h, 5], [0, 2], [None, "a"], [7, None], [{"idx": 1}, None]),
         calls.sample(h, [0]),
         calls.get_attr(h, "answer", [0]),
         calls.set_attr(h, "answer", ["4"], each=False),

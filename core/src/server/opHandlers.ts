@@ -6,8 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { z } from 'zod';
-import { GemError } from '../core/errors.ts';
+import { GemError, isGemError } from '../core/errors.ts';
 import type { Logger } from 'pino';
+import { runBatch } from './batchOp.ts';
 import { ClientSession } from './clientSession.ts';
 import { EnvHandle } from './envHandle.ts';
 import type { PoolFactory, ServedPool } from './servedPool.ts';
@@ -128,6 +129,8 @@ export class OpHandlers {
         return this.reset(s, req.header);
       case 'step':
         return this.step(s, req.header, req.body);
+      case 'batch':
+        return runBatch(s, req.header, (e) => this.asGemError(e)).then((fields) => ({ fields: { ...fields } }));
       case 'sample':
         return s
           .getHandle(req.header.handle)
@@ -283,6 +286,13 @@ export class OpHandlers {
     const { indices, actions } = r.rows ? { indices: r.rows.env_index, actions: r.rows.action } : decodeStepRequest(body!);
     const h = s.getHandle(r.handle);
     return h.pool.stepInOrder(actions, indices).then((rows) => this.rowsResult(rows, r.reply_format));
+  }
+
+  /** A failure that is no GemError is a bug: logged with its stack, and INTERNAL on the wire. */
+  private asGemError(e: unknown): GemError {
+    if (isGemError(e)) return e;
+    this.ctx.log.error({ err: e instanceof Error ? e.stack : String(e) }, 'internal error');
+    return new GemError('INTERNAL', `Internal server error: ${e instanceof Error ? e.message : String(e)}`);
   }
 
   /** Inline up to inline_max_rows; bigger replies are encoded in slices that yield between them. */

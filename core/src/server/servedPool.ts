@@ -8,6 +8,7 @@ import type { Env } from '../core/env.ts';
 import type { EnvSpec } from '../core/spec.ts';
 import type { AutoresetMode, MakeVecOptions, VectorResetOptions, VectorResetResult, VectorStepResult } from '../vector/types.ts';
 import type { EnvRegistry } from '../registry/registry.ts';
+import type { EachRow } from '../vector/vectorEnvBase.ts';
 
 export interface ServedPool {
   readonly numEnvs: number;
@@ -21,6 +22,10 @@ export interface ServedPool {
   /** A step whose body is still being decoded: it takes its place in the order now. */
   stepInOrderWhenDecoded(batch: Promise<{ actions: string[]; indices: number[] }>): Promise<VectorStepResult>;
   resetInOrder(opts?: VectorResetOptions): Promise<VectorResetResult>;
+  /** stepInOrder row by row: `errors[k]` is row k's own failure (not ready, its env failed); the others ran. */
+  stepEachInOrder(actions: string[], indices: number[]): Promise<EachRow<VectorStepResult>>;
+  /** resetInOrder row by row, as stepEachInOrder. */
+  resetEachInOrder(opts: VectorResetOptions & { indices: number[] }): Promise<EachRow<VectorResetResult>>;
   sampleInOrder(indices?: number[]): Promise<{ indices: readonly number[]; actions: string[] }>;
   /** Runs `run` on those envs (all when absent) in their turn; they stay held until it settles. */
   withEnvsInOrder<T>(indices: readonly number[] | undefined, run: (envs: Env<any, any>[], indices: readonly number[]) => Promise<T> | T): Promise<T>;

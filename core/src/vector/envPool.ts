@@ -19,7 +19,7 @@
 import type { Env, Info } from '../core/env.ts';
 import { EnvClosedError, GemError } from '../core/errors.ts';
 import type { EnvPoolLike, RecvOptions, VectorResetOptions, VectorResetResult, VectorStepResult } from './types.ts';
-import { combineFailures, emptyBatch, VectorEnvBase, type RowSink, type VectorEnvInit } from './vectorEnvBase.ts';
+import { combineFailures, emptyBatch, VectorEnvBase, type EachRow, type RowSink, type VectorEnvInit } from './vectorEnvBase.ts';
 
 /**
  * Rows per slice of a huge batch: ~0.3–0.6 ms of GuessTheNumber steps or reply encoding on one core,
@@ -190,6 +190,29 @@ export class EnvPool extends VectorEnvBase implements EnvPoolLike {
         this.checkReady(idx, undefined);
         return this.runReset(opts, idx);
       });
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  /**
+   * stepInOrder row by row (the server's `batch` op, where each row is another caller's): a row whose
+   * env needs a reset, or whose env fails, gets its own error in `errors`; the others step.
+   */
+  stepEachInOrder(actions: string[], indices: number[]): Promise<EachRow<VectorStepResult>> {
+    try {
+      const idx = this.stepIndices(actions, indices);
+      return this.inOrder(idx, () => this.runStepEach(actions, idx));
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  /** resetInOrder row by row, as stepEachInOrder. */
+  resetEachInOrder(opts: VectorResetOptions & { indices: number[] }): Promise<EachRow<VectorResetResult>> {
+    try {
+      const idx = this.resetIndices(opts);
+      return this.inOrder(idx, () => this.runResetEach(opts, idx));
     } catch (e) {
       return Promise.reject(e);
     }

@@ -204,20 +204,22 @@ export abstract class VectorEnvBase implements VectorEnv {
   /** Every env in the batch must be idle and (for steps) inside an episode. */
   protected checkReady(indices: readonly number[], actions: readonly unknown[] | undefined): void {
     for (let k = 0; k < indices.length; k++) {
-      const i = indices[k];
-      if (this.busy[i]) {
-        throw new GemError('ALREADY_PENDING', `env ${i} is still busy with an earlier step or reset`, { index: i });
-      }
-      if (!actions) continue;
-      if (typeof actions[k] !== 'string') {
-        throw new GemError('INVALID_ACTION_BATCH', `action for env ${i} is ${typeof actions[k]}, not a string`, { index: i });
-      }
-      if (this.phase[i] === Phase.NeedsReset || (this.phase[i] === Phase.Ended && this.pastEnd === 'raise')) {
-        const hints = new Hints();
-        const how = this.autoresetMode === 'disabled' ? ` (autoreset is disabled: call ${hints.add({ kind: 'reset_envs', indices: [{ code: 'i' }] })} after an episode ends)` : '';
-        throw new GemError('RESET_NEEDED', `env ${i} needs a reset before it can step${how}`, { index: i, hints: hints.list });
-      }
+      const e = this.notReady(indices[k], actions !== undefined, actions?.[k]);
+      if (e) throw e;
     }
+  }
+
+  /** Why env i cannot take this row now (busy; for a step: a non-string action, an ended episode), or undefined. */
+  private notReady(i: number, stepping: boolean, action: unknown): GemError | undefined {
+    if (this.busy[i]) return new GemError('ALREADY_PENDING', `env ${i} is still busy with an earlier step or reset`, { index: i });
+    if (!stepping) return undefined;
+    if (typeof action !== 'string') return new GemError('INVALID_ACTION_BATCH', `action for env ${i} is ${typeof action}, not a string`, { index: i });
+    if (this.phase[i] === Phase.NeedsReset || (this.phase[i] === Phase.Ended && this.pastEnd === 'raise')) {
+      const hints = new Hints();
+      const how = this.autoresetMode === 'disabled' ? ` (autoreset is disabled: call ${hints.add({ kind: 'reset_envs', indices: [{ code: 'i' }] })} after an episode ends)` : '';
+      return new GemError('RESET_NEEDED', `env ${i} needs a reset before it can step${how}`, { index: i, hints: hints.list });
+    }
+    return undefined;
   }
 
   // ── rows ──────────────────────────────────────────────────────────────────────────────────────
@@ -428,6 +430,63 @@ export abstract class VectorEnvBase implements VectorEnv {
     if (failures) throw combineFailures(failures);
   }
 
+  /**
+   * A step run row by row: a row whose env is not ready, or whose env fails, gets its error in
+   * `errors[k]` and the other rows still run and keep their results (a batch of independent callers,
+   * such as the server's `batch` op, where one caller's mistake is nobody else's). Indices are checked.
+   */
+  protected runStepEach(actions: readonly string[], idx: readonly number[]): Promise<EachRow<VectorStepResult>> {
+    const out = emptyBatch(idx.length);
+    out.indices = idx as number[];
+    const each = new EachRowSink(out, idx.length);
+    for (let k = 0; k < idx.length; k++) {
+      const e = this.notReady(idx[k], true, actions[k]);
+      if (e) each.fail(k, e);
+    }
+    return this.runEach(
+      idx,
+      each,
+      (i, k) => this.stepRowSync(i, actions[k], out, k),
+      (i, k) => this.stepRowAsync(i, actions[k], out, k),
+    );
+  }
+
+  /** A reset run row by row, as runStepEach. Indices, seeds and options are checked. */
+  protected runResetEach(opts: VectorResetOptions, idx: readonly number[]): Promise<EachRow<VectorResetResult>> {
+    const batch = this.prepareReset(opts, idx);
+    const each = new EachRowSink(batch.out, idx.length);
+    for (let k = 0; k < idx.length; k++) {
+      const e = this.notReady(idx[k], false, undefined);
+      if (e) each.fail(k, e);
+    }
+    return this.runEach(idx, each, batch.inlineRow, batch.asyncRow);
+  }
+
+  private runEach<R>(
+    idx: readonly number[],
+    each: EachRowSink<R>,
+    inlineRow: (i: number, k: number) => void,
+    asyncRow: (i: number, k: number) => Promise<void>,
+  ): Promise<EachRow<R>> {
+    const inlineEach = (i: number, k: number) => {
+      if (each.errors?.[k]) return;
+      try {
+        inlineRow(i, k);
+      } catch (e) {
+        each.fail(k, e);
+      }
+    };
+    if (this.asyncEnvCount === 0) {
+      if (idx.length <= this.sliceAbove) {
+        for (let k = 0; k < idx.length; k++) inlineEach(idx[k], k);
+        return Promise.resolve(each.result());
+      }
+      return this.runRowsSliced(idx, inlineEach).then(() => each.result());
+    }
+    const asyncEach = (i: number, k: number) => (each.errors?.[k] ? Promise.resolve() : asyncRow(i, k).catch((e: unknown) => each.fail(k, e)));
+    return this.runRowsAsync(idx, inlineEach, asyncEach).then(() => each.result());
+  }
+
   reset(opts: VectorResetOptions = {}): Promise<VectorResetResult> {
     try {
       const idx = this.resetIndices(opts);
@@ -563,6 +622,29 @@ export abstract class VectorEnvBase implements VectorEnv {
     this.isClosed = true;
     await Promise.allSettled(this.envs.map((e) => e.close()));
     await Promise.allSettled(this.resources.map((r) => r.close()));
+  }
+}
+
+/** Rows of a batch run row by row: `errors[k]` (when set) is row k's failure; its slot in `rows` is empty. */
+export interface EachRow<R> {
+  rows: R;
+  errors?: (GemError | undefined)[];
+}
+
+class EachRowSink<R> {
+  errors?: (GemError | undefined)[];
+
+  constructor(
+    readonly rows: R,
+    private readonly n: number,
+  ) {}
+
+  fail(k: number, e: unknown): void {
+    (this.errors ??= new Array<GemError | undefined>(this.n))[k] = isGemError(e) ? e : new GemError('INTERNAL', e instanceof Error ? e.message : String(e));
+  }
+
+  result(): EachRow<R> {
+    return this.errors ? { rows: this.rows, errors: this.errors } : { rows: this.rows };
   }
 }
 

@@ -64,6 +64,29 @@ export const StepRequestSchema = request('step', {
   rows: InlineActionsSchema.optional(),
   reply_format: ReplyFormatSchema.optional(),
 });
+/**
+ * Single-env steps and resets across this session's handles, one row each (what gem_ts.aio gathers
+ * from its coroutines in one event-loop tick). A row with a nil `action` is a reset, with `seed[k]`
+ * and `options[k]` when those columns are given. Rows that name one env run in row order.
+ */
+export const BatchRowsSchema = z
+  .object({
+    handle: z.array(handle),
+    env_index: z.array(index),
+    action: z.array(z.string().nullable()),
+    seed: z.array(z.number().int().nullable()).optional(),
+    options: z.array(plainMap.nullable()).optional(),
+  })
+  .strict()
+  .refine(
+    (r) =>
+      r.env_index.length === r.handle.length &&
+      r.action.length === r.handle.length &&
+      (r.seed === undefined || r.seed.length === r.handle.length) &&
+      (r.options === undefined || r.options.length === r.handle.length),
+    { message: 'every column must have one entry per row' },
+  );
+export const BatchRequestSchema = request('batch', { rows: BatchRowsSchema });
 export const SampleRequestSchema = request('sample', { handle, indices: z.array(index).optional() });
 /** Env attributes (core/envAttributes.ts): `name` of the envs at `indices` (all when absent). */
 export const GetAttrRequestSchema = request('get_attr', { handle, name: z.string().min(1), indices: z.array(index).optional() });
@@ -103,6 +126,7 @@ export const REQUEST_SCHEMAS = {
   make: MakeRequestSchema,
   reset: ResetRequestSchema,
   step: StepRequestSchema,
+  batch: BatchRequestSchema,
   sample: SampleRequestSchema,
   get_attr: GetAttrRequestSchema,
   set_attr: SetAttrRequestSchema,
@@ -119,6 +143,7 @@ export type SpecRequest = z.infer<typeof SpecRequestSchema>;
 export type MakeRequest = z.infer<typeof MakeRequestSchema>;
 export type ResetRequest = z.infer<typeof ResetRequestSchema>;
 export type StepRequest = z.infer<typeof StepRequestSchema>;
+export type BatchRequest = z.infer<typeof BatchRequestSchema>;
 export type CloseRequest = z.infer<typeof CloseRequestSchema>;
 export type GetAttrRequest = z.infer<typeof GetAttrRequestSchema>;
 export type SetAttrRequest = z.infer<typeof SetAttrRequestSchema>;
@@ -195,6 +220,11 @@ export const InlineRowsSchema = z.object({
 });
 /** Reset and step replies: `n` rows, inline in `rows` or in the Arrow body frame. */
 export const RowsReplySchema = reply({ n: z.number().int().min(0), rows: InlineRowsSchema.optional() });
+/** One row of a batch that failed: the error it would have had alone (its data names `handle` and `index`). */
+export const BatchRowErrorSchema = z.object({ row: z.number().int().min(0), code: z.string(), message: z.string(), data: z.unknown().optional() });
+/** A batch reply: one inline row per request row, in request order; a failed row's values are empty and its error is in `errors`. */
+export const BatchReplySchema = reply({ n: z.number().int().min(0), rows: InlineRowsSchema, errors: z.array(BatchRowErrorSchema).optional() });
+export type BatchRowError = z.infer<typeof BatchRowErrorSchema>;
 export const SampleReplySchema = reply({ env_index: z.array(z.number()), action: z.array(z.string()) });
 export const GetAttrReplySchema = reply({ env_index: z.array(z.number()), value: z.array(z.unknown()) });
 export const SetAttrReplySchema = reply({ env_index: z.array(z.number()) });

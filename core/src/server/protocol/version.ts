@@ -10,6 +10,7 @@ export const REQUEST_OPS = [
   'make',
   'reset',
   'step',
+  'batch',
   'sample',
   'get_attr',
   'set_attr',

@@ -1,0 +1,163 @@
+/**
+ * The `batch` op: single-env steps and resets across one session's handles, one row each, in one
+ * request (what gem_ts.aio gathers from its coroutines in one event-loop tick, whatever env each one
+ * holds). The rows are fanned out to each handle's pool through its in-order queue, as one call per
+ * group of rows, and answered per row: a row's own problem (an unknown or closed handle, an index out
+ * of range, an env that needs a reset or fails) becomes that row's error, naming its handle and env,
+ * and every other row still runs.
+ *
+ * Order: rows of one env run in row order. Within a handle, a row joins the latest call of its kind
+ * (step, seeded reset, unseeded reset) unless its env appears in that call or a later one; calls are
+ * queued in the order they were opened, and the queue runs calls that share an env in that order.
+ */
+import { GemError, isGemError } from '../core/errors.ts';
+import type { Info } from '../core/env.ts';
+import type { EachRow } from '../vector/vectorEnvBase.ts';
+import type { ClientSession } from './clientSession.ts';
+import type { EnvHandle } from './envHandle.ts';
+import type { BatchRequest, BatchRowError } from './protocol/headers.ts';
+
+/** What the op handler answers with (its OpResult's fields). */
+export interface BatchFields {
+  n: number;
+  rows: { env_index: number[]; observation: string[]; reward: number[]; terminated: boolean[]; truncated: boolean[]; info: Info[] };
+  errors?: BatchRowError[];
+}
+
+type Kind = 0 | 1 | 2; // step, unseeded reset, seeded reset
+
+interface Call {
+  kind: Kind;
+  /** Request rows in this call, and their env indices. */
+  rows: number[];
+  indices: number[];
+}
+
+interface HandleRows {
+  h: EnvHandle;
+  calls: Call[];
+  /** Env index → the last call that holds it. */
+  lastCall: Map<number, number>;
+}
+
+/** Converts an error that is no GemError (a bug) to one, so a row still gets a stable code. */
+export type ToGemError = (e: unknown) => GemError;
+
+export function runBatch(s: ClientSession, r: BatchRequest, toGemError: ToGemError): Promise<BatchFields> {
+  const { handle, env_index, action, seed, options } = r.rows;
+  const n = handle.length;
+  const out: BatchFields = {
+    n,
+    rows: {
+      env_index: env_index,
+      observation: new Array<string>(n).fill(''),
+      reward: new Array<number>(n).fill(0),
+      terminated: new Array<boolean>(n).fill(false),
+      truncated: new Array<boolean>(n).fill(false),
+      info: new Array<Info>(n),
+    },
+  };
+  const errors: BatchRowError[] = [];
+  const fail = (k: number, e: unknown) => errors.push(rowError(k, handle[k], env_index[k], action[k] === null ? 'reset' : 'step', toGemError(e)));
+
+  const byHandle = new Map<number, HandleRows>();
+  for (let k = 0; k < n; k++) {
+    const id = handle[k];
+    let hr = byHandle.get(id);
+    if (hr === undefined) {
+      const h = s.handles.get(id);
+      if (h === undefined) {
+        fail(k, unknownHandle(id));
+        continue;
+      }
+      hr = { h, calls: [], lastCall: new Map() };
+      byHandle.set(id, hr);
+    }
+    const i = env_index[k];
+    if (i >= hr.h.numEnvs) {
+      fail(k, new GemError('INDEX_OUT_OF_RANGE', `env index ${i} is out of range for ${hr.h.numEnvs} envs`, { index: i, numEnvs: hr.h.numEnvs }));
+      continue;
+    }
+    const kind: Kind = action[k] !== null ? 0 : seed?.[k] != null ? 2 : 1;
+    let c = hr.calls.length - 1;
+    while (c >= 0 && hr.calls[c].kind !== kind) c--;
+    if (c < 0 || (hr.lastCall.get(i) ?? -1) >= c) {
+      c = hr.calls.length;
+      hr.calls.push({ kind, rows: [], indices: [] });
+    }
+    hr.calls[c].rows.push(k);
+    hr.calls[c].indices.push(i);
+    hr.lastCall.set(i, c);
+  }
+
+  const running: Promise<void>[] = [];
+  for (const { h, calls } of byHandle.values()) {
+    for (const call of calls) {
+      const settle = (each: EachRow<{ observations: string[]; infos: Info[]; rewards?: Float64Array; terminated?: boolean[]; truncated?: boolean[] }>) => {
+        const { rows, errors: rowErrors } = each;
+        for (let j = 0; j < call.rows.length; j++) {
+          const k = call.rows[j];
+          const e = rowErrors?.[j];
+          if (e) {
+            fail(k, e);
+            continue;
+          }
+          out.rows.observation[k] = rows.observations[j];
+          out.rows.info[k] = rows.infos[j];
+          if (rows.rewards) {
+            out.rows.reward[k] = rows.rewards[j];
+            out.rows.terminated[k] = rows.terminated![j];
+            out.rows.truncated[k] = rows.truncated![j];
+          }
+        }
+      };
+      const failAll = (e: unknown) => {
+        for (const k of call.rows) fail(k, e);
+      };
+      running.push(runCall(h, call, action, seed, options).then(settle, failAll));
+    }
+  }
+  const finish = (): BatchFields => {
+    for (let k = 0; k < n; k++) out.rows.info[k] ??= {};
+    if (errors.length) out.errors = errors.sort((a, b) => a.row - b.row);
+    return out;
+  };
+  return running.length === 1 ? running[0].then(finish) : Promise.all(running).then(finish);
+}
+
+function runCall(
+  h: EnvHandle,
+  call: Call,
+  action: BatchRequest['rows']['action'],
+  seed: BatchRequest['rows']['seed'],
+  options: BatchRequest['rows']['options'],
+): Promise<EachRow<{ observations: string[]; infos: Info[]; rewards?: Float64Array; terminated?: boolean[]; truncated?: boolean[] }>> {
+  if (call.kind === 0) return h.pool.stepEachInOrder(call.rows.map((k) => action[k] as string), call.indices);
+  const opts = options && call.rows.some((k) => options[k]) ? call.rows.map((k) => options[k] ?? {}) : undefined;
+  return h.pool.resetEachInOrder({
+    indices: call.indices,
+    seed: call.kind === 2 ? call.rows.map((k) => seed![k] as number) : undefined,
+    options: opts,
+  });
+}
+
+function unknownHandle(id: number): GemError {
+  return new GemError(
+    'UNKNOWN_HANDLE',
+    `handle ${id} is not open for this client (never made, already closed, freed after an idle timeout, or made by another client)`,
+    { handle: id },
+  );
+}
+
+/** A row's error, its message and data naming the env (handle and index) it is for. */
+function rowError(row: number, handle: number, index: number, op: 'step' | 'reset', e: GemError): BatchRowError {
+  const env = `env ${index} of handle ${handle}`;
+  const own = `env ${index}`;
+  const message = e.message.startsWith(`${own}:`) || e.message.startsWith(`${own} `) ? env + e.message.slice(own.length) : `${env}: ${e.message}`;
+  const data = isPlainData(e.data) ? { ...e.data, handle, index } : { handle, index };
+  return { row, code: e.code, message: `${op}: ${message}`, data };
+}
+
+function isPlainData(d: unknown): d is Record<string, unknown> {
+  return typeof d === 'object' && d !== null && !Array.isArray(d);
+}
