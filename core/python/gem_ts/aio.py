@@ -185,20 +185,26 @@ class _Tick:
         self.client = client
         self.rows: List[_Row] = []
         self.scheduled = False
+        #: The server's limits the budget below was read from (they change only with a new hello).
+        self._limits: Optional[Dict[str, Any]] = None
+        self._budget = 1 << 62
 
     def add(self, handle: int, index: int, action: Optional[str], seed: Any = None, options: Any = None) -> "asyncio.Future[Any]":
         """A row for the next message; a row that cannot be sent fails its own coroutine at once."""
         loop = asyncio.get_running_loop()
         fut: "asyncio.Future[Any]" = loop.create_future()
-        try:
-            if action is None:
-                seed = calls.seed_arg(seed)
-                if isinstance(seed, list):
-                    raise TypeError(f"reset: one env takes one seed, not {len(seed)}")
-            size = self._size(int(index), action, options)
-        except (TypeError, ValueError, GemError) as e:
-            fut.set_exception(e)
-            return fut
+        if type(action) is str and action.isascii() and len(action) + _PER_ROW <= self.budget():
+            size = len(action) + _PER_ROW  # the common case: a short plain-text action
+        else:
+            try:
+                if action is None:
+                    seed = calls.seed_arg(seed)
+                    if isinstance(seed, list):
+                        raise TypeError(f"reset: one env takes one seed, not {len(seed)}")
+                size = self._size(int(index), action, options)
+            except (TypeError, ValueError, GemError) as e:
+                fut.set_exception(e)
+                return fut
         self.rows.append((handle, index, action, seed, options, fut, size))
         if not self.scheduled:
             self.scheduled = True
@@ -228,8 +234,12 @@ class _Tick:
 
     def budget(self) -> int:
         """The bytes of rows one message may carry (unbounded before the server said its limit)."""
-        limit = self.client.session.limits.get("max_message_bytes") if self.client.session.limits else None
-        return int(limit) - _MESSAGE_OVERHEAD if isinstance(limit, (int, float)) else 1 << 62
+        limits = self.client.session.limits
+        if limits is not self._limits:
+            self._limits = limits
+            limit = limits.get("max_message_bytes") if limits else None
+            self._budget = int(limit) - _MESSAGE_OVERHEAD if isinstance(limit, (int, float)) else 1 << 62
+        return self._budget
 
     def flush(self) -> None:
         self.scheduled = False
@@ -272,6 +282,13 @@ class _Batch:
     def screen(self, session: Session) -> None:
         """Fails the rows the session will not send (a handle of a restarted server, an env whose state
         is unknown); the others go. Called by ``Session.admit`` just before the request leaves."""
+        boot = session.boot_id
+        if not session.unknown_state:
+            for row in self.rows:
+                if getattr(row[0], "boot_id", boot) != boot:
+                    break
+            else:
+                return  # the common case: every handle is of this server process, no env state unknown
         kept: List[_Row] = []
         for row in self.rows:
             problem = session.row_problem("step" if row[2] is not None else "reset", row[0], row[1])

@@ -10,9 +10,9 @@
  * (step, seeded reset, unseeded reset) unless its env appears in that call or a later one; calls are
  * queued in the order they were opened, and the queue runs calls that share an env in that order.
  */
-import { GemError, isGemError } from '../core/errors.ts';
+import { GemError } from '../core/errors.ts';
 import type { Info } from '../core/env.ts';
-import type { EachRow } from '../vector/vectorEnvBase.ts';
+import type { EachRowSink } from '../vector/vectorEnvBase.ts';
 import type { ClientSession } from './clientSession.ts';
 import type { EnvHandle } from './envHandle.ts';
 import type { BatchRequest, BatchRowError } from './protocol/headers.ts';
@@ -28,7 +28,7 @@ type Kind = 0 | 1 | 2; // step, unseeded reset, seeded reset
 
 interface Call {
   kind: Kind;
-  /** Request rows in this call, and their env indices. */
+  /** Request rows in this call (where its results go), and their env indices. */
   rows: number[];
   indices: number[];
 }
@@ -36,8 +36,9 @@ interface Call {
 interface HandleRows {
   h: EnvHandle;
   calls: Call[];
-  /** Env index → the last call that holds it. */
-  lastCall: Map<number, number>;
+  /** Env index → the last call that holds it (made when the handle has a second row). */
+  lastCall?: Map<number, number>;
+  first: number;
 }
 
 /** Converts an error that is no GemError (a bug) to one, so a row still gets a stable code. */
@@ -46,19 +47,15 @@ export type ToGemError = (e: unknown) => GemError;
 export function runBatch(s: ClientSession, r: BatchRequest, toGemError: ToGemError): Promise<BatchFields> {
   const { handle, env_index, action, seed, options } = r.rows;
   const n = handle.length;
-  const out: BatchFields = {
-    n,
-    rows: {
-      env_index: env_index,
-      observation: new Array<string>(n).fill(''),
-      reward: new Array<number>(n).fill(0),
-      terminated: new Array<boolean>(n).fill(false),
-      truncated: new Array<boolean>(n).fill(false),
-      info: new Array<Info>(n),
-    },
+  // Every row's result is written here, at its own position, by the pools' row-by-row calls.
+  const sink = {
+    observations: new Array<string>(n).fill(''),
+    rewards: new Float64Array(n),
+    terminated: new Array<boolean>(n).fill(false),
+    truncated: new Array<boolean>(n).fill(false),
+    infos: new Array<Info>(n),
   };
-  const errors: BatchRowError[] = [];
-  const fail = (k: number, e: unknown) => errors.push(rowError(k, handle[k], env_index[k], action[k] === null ? 'reset' : 'step', toGemError(e)));
+  const errors = new Array<GemError | undefined>(n);
 
   const byHandle = new Map<number, HandleRows>();
   for (let k = 0; k < n; k++) {
@@ -67,18 +64,25 @@ export function runBatch(s: ClientSession, r: BatchRequest, toGemError: ToGemErr
     if (hr === undefined) {
       const h = s.handles.get(id);
       if (h === undefined) {
-        fail(k, unknownHandle(id));
+        errors[k] = unknownHandle(id);
         continue;
       }
-      hr = { h, calls: [], lastCall: new Map() };
+      hr = { h, calls: [], first: env_index[k] };
       byHandle.set(id, hr);
     }
     const i = env_index[k];
     if (i >= hr.h.numEnvs) {
-      fail(k, new GemError('INDEX_OUT_OF_RANGE', `env index ${i} is out of range for ${hr.h.numEnvs} envs`, { index: i, numEnvs: hr.h.numEnvs }));
+      errors[k] = new GemError('INDEX_OUT_OF_RANGE', `env index ${i} is out of range for ${hr.h.numEnvs} envs`, { index: i, numEnvs: hr.h.numEnvs });
       continue;
     }
     const kind: Kind = action[k] !== null ? 0 : seed?.[k] != null ? 2 : 1;
+    if (hr.calls.length === 0) {
+      hr.calls.push({ kind, rows: [k], indices: [i] });
+      continue;
+    }
+    if (hr.lastCall === undefined) {
+      hr.lastCall = new Map([[hr.first, 0]]);
+    }
     let c = hr.calls.length - 1;
     while (c >= 0 && hr.calls[c].kind !== kind) c--;
     if (c < 0 || (hr.lastCall.get(i) ?? -1) >= c) {
@@ -93,52 +97,50 @@ export function runBatch(s: ClientSession, r: BatchRequest, toGemError: ToGemErr
   const running: Promise<void>[] = [];
   for (const { h, calls } of byHandle.values()) {
     for (const call of calls) {
-      const settle = (each: EachRow<{ observations: string[]; infos: Info[]; rewards?: Float64Array; terminated?: boolean[]; truncated?: boolean[] }>) => {
-        const { rows, errors: rowErrors } = each;
-        for (let j = 0; j < call.rows.length; j++) {
-          const k = call.rows[j];
-          const e = rowErrors?.[j];
-          if (e) {
-            fail(k, e);
-            continue;
-          }
-          out.rows.observation[k] = rows.observations[j];
-          out.rows.info[k] = rows.infos[j];
-          if (rows.rewards) {
-            out.rows.reward[k] = rows.rewards[j];
-            out.rows.terminated[k] = rows.terminated![j];
-            out.rows.truncated[k] = rows.truncated![j];
-          }
-        }
-      };
-      const failAll = (e: unknown) => {
-        for (const k of call.rows) fail(k, e);
-      };
-      running.push(runCall(h, call, action, seed, options).then(settle, failAll));
+      const into: EachRowSink = { rows: sink, at: call.rows, errors };
+      running.push(
+        runCall(h, call, into, action, seed, options).catch((e: unknown) => {
+          for (const k of call.rows) errors[k] ??= toGemError(e);
+        }),
+      );
     }
   }
-  const finish = (): BatchFields => {
-    for (let k = 0; k < n; k++) out.rows.info[k] ??= {};
-    if (errors.length) out.errors = errors.sort((a, b) => a.row - b.row);
-    return out;
-  };
-  return running.length === 1 ? running[0].then(finish) : Promise.all(running).then(finish);
+  return Promise.all(running).then(() => reply(r, sink, errors, toGemError));
+}
+
+function reply(r: BatchRequest, sink: EachRowSink['rows'], errors: (GemError | undefined)[], toGemError: ToGemError): BatchFields {
+  const { handle, env_index, action } = r.rows;
+  const n = handle.length;
+  const reward = new Array<number>(n);
+  const failed: BatchRowError[] = [];
+  for (let k = 0; k < n; k++) {
+    reward[k] = sink.rewards[k];
+    sink.infos[k] ??= {};
+    const e = errors[k];
+    if (e !== undefined) failed.push(rowError(k, handle[k], env_index[k], action[k] === null ? 'reset' : 'step', toGemError(e)));
+  }
+  const rows = { env_index, observation: sink.observations, reward, terminated: sink.terminated, truncated: sink.truncated, info: sink.infos };
+  return failed.length ? { n, rows, errors: failed } : { n, rows };
 }
 
 function runCall(
   h: EnvHandle,
   call: Call,
+  into: EachRowSink,
   action: BatchRequest['rows']['action'],
   seed: BatchRequest['rows']['seed'],
   options: BatchRequest['rows']['options'],
-): Promise<EachRow<{ observations: string[]; infos: Info[]; rewards?: Float64Array; terminated?: boolean[]; truncated?: boolean[] }>> {
-  if (call.kind === 0) return h.pool.stepEachInOrder(call.rows.map((k) => action[k] as string), call.indices);
+): Promise<void> {
+  if (call.kind === 0) return h.pool.stepEachInOrder(call.rows.map((k) => action[k] as string), call.indices, into);
   const opts = options && call.rows.some((k) => options[k]) ? call.rows.map((k) => options[k] ?? {}) : undefined;
-  return h.pool.resetEachInOrder({
-    indices: call.indices,
-    seed: call.kind === 2 ? call.rows.map((k) => seed![k] as number) : undefined,
-    options: opts,
-  });
+  return h.pool.resetEachInOrder(
+    {
+      indices: call.indices,
+      seed: call.kind === 2 ? call.rows.map((k) => seed![k] as number) : undefined,
+      options: opts,
+    },
+    into,
+  );
 }
 
 function unknownHandle(id: number): GemError {

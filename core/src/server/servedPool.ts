@@ -8,7 +8,7 @@ import type { Env } from '../core/env.ts';
 import type { EnvSpec } from '../core/spec.ts';
 import type { AutoresetMode, MakeVecOptions, VectorResetOptions, VectorResetResult, VectorStepResult } from '../vector/types.ts';
 import type { EnvRegistry } from '../registry/registry.ts';
-import type { EachRow } from '../vector/vectorEnvBase.ts';
+import type { EachRowSink } from '../vector/vectorEnvBase.ts';
 
 export interface ServedPool {
   readonly numEnvs: number;
@@ -22,10 +22,10 @@ export interface ServedPool {
   /** A step whose body is still being decoded: it takes its place in the order now. */
   stepInOrderWhenDecoded(batch: Promise<{ actions: string[]; indices: number[] }>): Promise<VectorStepResult>;
   resetInOrder(opts?: VectorResetOptions): Promise<VectorResetResult>;
-  /** stepInOrder row by row: `errors[k]` is row k's own failure (not ready, its env failed); the others ran. */
-  stepEachInOrder(actions: string[], indices: number[]): Promise<EachRow<VectorStepResult>>;
+  /** stepInOrder row by row, into the caller's columns: one row's failure is its own (EachRowSink). */
+  stepEachInOrder(actions: string[], indices: number[], into: EachRowSink): Promise<void>;
   /** resetInOrder row by row, as stepEachInOrder. */
-  resetEachInOrder(opts: VectorResetOptions & { indices: number[] }): Promise<EachRow<VectorResetResult>>;
+  resetEachInOrder(opts: VectorResetOptions & { indices: number[] }, into: EachRowSink): Promise<void>;
   sampleInOrder(indices?: number[]): Promise<{ indices: readonly number[]; actions: string[] }>;
   /** Runs `run` on those envs (all when absent) in their turn; they stay held until it settles. */
   withEnvsInOrder<T>(indices: readonly number[] | undefined, run: (envs: Env<any, any>[], indices: readonly number[]) => Promise<T> | T): Promise<T>;

@@ -19,7 +19,7 @@
 import type { Env, Info } from '../core/env.ts';
 import { EnvClosedError, GemError } from '../core/errors.ts';
 import type { EnvPoolLike, RecvOptions, VectorResetOptions, VectorResetResult, VectorStepResult } from './types.ts';
-import { combineFailures, emptyBatch, VectorEnvBase, type EachRow, type RowSink, type VectorEnvInit } from './vectorEnvBase.ts';
+import { combineFailures, emptyBatch, VectorEnvBase, type EachRowSink, type RowSink, type VectorEnvInit } from './vectorEnvBase.ts';
 
 /**
  * Rows per slice of a huge batch: ~0.3–0.6 ms of GuessTheNumber steps or reply encoding on one core,
@@ -66,6 +66,8 @@ export class EnvPool extends VectorEnvBase implements EnvPoolLike {
   private runningAll = false;
   /** Scratch marks for the envs that waiting calls claim during one scan of the queue. */
   private claimed?: Uint8Array;
+  private draining = false;
+  private drainAgain = false;
 
   constructor(init: VectorEnvInit) {
     super(init);
@@ -196,23 +198,24 @@ export class EnvPool extends VectorEnvBase implements EnvPoolLike {
   }
 
   /**
-   * stepInOrder row by row (the server's `batch` op, where each row is another caller's): a row whose
-   * env needs a reset, or whose env fails, gets its own error in `errors`; the others step.
+   * stepInOrder row by row (the server's `batch` op, where each row is another caller's): rows go to
+   * the caller's columns, and a row whose env needs a reset, or whose env fails, gets its own error
+   * there while the others step (see EachRowSink).
    */
-  stepEachInOrder(actions: string[], indices: number[]): Promise<EachRow<VectorStepResult>> {
+  stepEachInOrder(actions: string[], indices: number[], into: EachRowSink): Promise<void> {
     try {
       const idx = this.stepIndices(actions, indices);
-      return this.inOrder(idx, () => this.runStepEach(actions, idx));
+      return this.inOrder(idx, () => this.runStepEach(actions, idx, into));
     } catch (e) {
       return Promise.reject(e);
     }
   }
 
   /** resetInOrder row by row, as stepEachInOrder. */
-  resetEachInOrder(opts: VectorResetOptions & { indices: number[] }): Promise<EachRow<VectorResetResult>> {
+  resetEachInOrder(opts: VectorResetOptions & { indices: number[] }, into: EachRowSink): Promise<void> {
     try {
       const idx = this.resetIndices(opts);
-      return this.inOrder(idx, () => this.runResetEach(opts, idx));
+      return this.inOrder(idx, () => this.runResetEach(opts, idx, into));
     } catch (e) {
       return Promise.reject(e);
     }
@@ -293,7 +296,7 @@ export class EnvPool extends VectorEnvBase implements EnvPoolLike {
           );
         },
       };
-      if (this.queued.length === 0 && this.isFree(indices)) call.start();
+      if (this.queued.length === 0 && !this.draining && this.isFree(indices)) call.start();
       else {
         this.queued.push(call);
         this.drainCalls();
@@ -309,14 +312,35 @@ export class EnvPool extends VectorEnvBase implements EnvPoolLike {
     return true;
   }
 
-  /** Starts every queued call that neither a running call nor an earlier queued one blocks. */
+  /**
+   * Starts every queued call that neither a running call nor an earlier queued one blocks. A call that
+   * finishes inline while this runs asks for another pass (`drainAgain`) instead of draining inside
+   * it, so no call is started twice and the scratch marks are never shared by two scans.
+   */
   private drainCalls(): void {
+    if (this.draining) {
+      this.drainAgain = true;
+      return;
+    }
     if (this.queued.length === 0) return;
+    this.draining = true;
+    try {
+      do {
+        this.drainAgain = false;
+        this.drainOnce();
+      } while (this.drainAgain && this.queued.length > 0);
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  private drainOnce(): void {
     const claimed = (this.claimed ??= new Uint8Array(this.numEnvs));
+    const queue = this.queued.splice(0);
     const still: QueuedCall[] = [];
     const marked: number[] = [];
     let blockAll = false;
-    for (const call of this.queued) {
+    for (const call of queue) {
       const blocked = blockAll || (call.indices === null ? still.length > 0 : call.indices.some((i) => claimed[i] === 1));
       if (!blocked && this.isFree(call.indices)) {
         call.start();
@@ -331,8 +355,8 @@ export class EnvPool extends VectorEnvBase implements EnvPoolLike {
         }
     }
     for (const i of marked) claimed[i] = 0;
-    this.queued.length = 0;
-    this.queued.push(...still);
+    // Calls queued while this ran (by a call's own code) come after the ones still waiting.
+    this.queued.unshift(...still);
   }
 
   private markFailed(i: number, e: GemError): void {

@@ -431,60 +431,67 @@ export abstract class VectorEnvBase implements VectorEnv {
   }
 
   /**
-   * A step run row by row: a row whose env is not ready, or whose env fails, gets its error in
-   * `errors[k]` and the other rows still run and keep their results (a batch of independent callers,
-   * such as the server's `batch` op, where one caller's mistake is nobody else's). Indices are checked.
+   * A step run row by row, into the caller's columns: row k goes to `into.rows` at `into.at[k]`, and a
+   * row whose env is not ready, or whose env fails, gets its error at `into.errors[into.at[k]]` while
+   * the other rows still run (a batch of independent callers, such as the server's `batch` op, where
+   * one caller's mistake is nobody else's). Indices are checked. Returns nothing when every row ran
+   * inline.
    */
-  protected runStepEach(actions: readonly string[], idx: readonly number[]): Promise<EachRow<VectorStepResult>> {
-    const out = emptyBatch(idx.length);
-    out.indices = idx as number[];
-    const each = new EachRowSink(out, idx.length);
+  protected runStepEach(actions: readonly string[], idx: readonly number[], into: EachRowSink): void | Promise<void> {
+    const { rows, at, errors } = into;
     for (let k = 0; k < idx.length; k++) {
       const e = this.notReady(idx[k], true, actions[k]);
-      if (e) each.fail(k, e);
+      if (e) errors[at[k]] = e;
     }
     return this.runEach(
       idx,
-      each,
-      (i, k) => this.stepRowSync(i, actions[k], out, k),
-      (i, k) => this.stepRowAsync(i, actions[k], out, k),
+      into,
+      (i, k) => this.stepRowSync(i, actions[k], rows, at[k]),
+      (i, k) => this.stepRowAsync(i, actions[k], rows, at[k]),
     );
   }
 
-  /** A reset run row by row, as runStepEach. Indices, seeds and options are checked. */
-  protected runResetEach(opts: VectorResetOptions, idx: readonly number[]): Promise<EachRow<VectorResetResult>> {
-    const batch = this.prepareReset(opts, idx);
-    const each = new EachRowSink(batch.out, idx.length);
+  /** A reset run row by row into the caller's columns (observations and infos), as runStepEach. */
+  protected runResetEach(opts: VectorResetOptions, idx: readonly number[], into: EachRowSink): void | Promise<void> {
+    const batch = this.prepareReset(opts, idx, into);
     for (let k = 0; k < idx.length; k++) {
       const e = this.notReady(idx[k], false, undefined);
-      if (e) each.fail(k, e);
+      if (e) into.errors[into.at[k]] = e;
     }
-    return this.runEach(idx, each, batch.inlineRow, batch.asyncRow);
+    return this.runEach(idx, into, batch.inlineRow, batch.asyncRow);
   }
 
-  private runEach<R>(
+  private runEach(
     idx: readonly number[],
-    each: EachRowSink<R>,
+    into: EachRowSink,
     inlineRow: (i: number, k: number) => void,
     asyncRow: (i: number, k: number) => Promise<void>,
-  ): Promise<EachRow<R>> {
+  ): void | Promise<void> {
+    const { at, errors } = into;
+    if (this.asyncEnvCount === 0 && idx.length <= this.sliceAbove) {
+      // The hot path (one env of a make'd handle, most often): a plain loop, no closure, no promise.
+      for (let k = 0; k < idx.length; k++) {
+        if (errors[at[k]]) continue;
+        try {
+          inlineRow(idx[k], k);
+        } catch (e) {
+          errors[at[k]] = asGemError(e);
+        }
+      }
+      return;
+    }
     const inlineEach = (i: number, k: number) => {
-      if (each.errors?.[k]) return;
+      if (errors[at[k]]) return;
       try {
         inlineRow(i, k);
       } catch (e) {
-        each.fail(k, e);
+        errors[at[k]] = asGemError(e);
       }
     };
-    if (this.asyncEnvCount === 0) {
-      if (idx.length <= this.sliceAbove) {
-        for (let k = 0; k < idx.length; k++) inlineEach(idx[k], k);
-        return Promise.resolve(each.result());
-      }
-      return this.runRowsSliced(idx, inlineEach).then(() => each.result());
-    }
-    const asyncEach = (i: number, k: number) => (each.errors?.[k] ? Promise.resolve() : asyncRow(i, k).catch((e: unknown) => each.fail(k, e)));
-    return this.runRowsAsync(idx, inlineEach, asyncEach).then(() => each.result());
+    if (this.asyncEnvCount === 0) return this.runRowsSliced(idx, inlineEach);
+    return this.runRowsAsync(idx, inlineEach, (i, k) =>
+      errors[at[k]] ? Promise.resolve() : asyncRow(i, k).catch((e: unknown) => void (errors[at[k]] = asGemError(e))),
+    );
   }
 
   reset(opts: VectorResetOptions = {}): Promise<VectorResetResult> {
@@ -553,14 +560,19 @@ export abstract class VectorEnvBase implements VectorEnv {
     return this.batchIndices(indices, actions.length, 'step');
   }
 
-  private prepareReset(opts: VectorResetOptions, idx: readonly number[]): PreparedBatch<VectorResetResult> {
+  /** A reset's rows, written to a new result, or (`into`) to the caller's columns at `into.at[k]`. */
+  private prepareReset(opts: VectorResetOptions, idx: readonly number[], into?: EachRowSink): PreparedBatch<VectorResetResult> {
     const seedOf = this.seedPlan(opts.seed, idx.length);
     const optionsOf = this.optionsPlan(opts.options, idx.length);
-    const out: VectorResetResult = { indices: idx as number[], observations: new Array(idx.length), infos: new Array(idx.length) };
+    const out: VectorResetResult = into
+      ? { indices: idx as number[], observations: into.rows.observations, infos: into.rows.infos }
+      : { indices: idx as number[], observations: new Array(idx.length), infos: new Array(idx.length) };
+    const at = into?.at;
     const write = (i: number, k: number, r: ResetResult) => {
       this.phase[i] = Phase.Running;
-      out.observations[k] = r.observation;
-      out.infos[k] = r.info;
+      const p = at ? at[k] : k;
+      out.observations[p] = r.observation;
+      out.infos[p] = r.info;
     };
     const fail = (i: number, e: unknown) => {
       this.phase[i] = Phase.NeedsReset;
@@ -625,27 +637,18 @@ export abstract class VectorEnvBase implements VectorEnv {
   }
 }
 
-/** Rows of a batch run row by row: `errors[k]` (when set) is row k's failure; its slot in `rows` is empty. */
-export interface EachRow<R> {
-  rows: R;
-  errors?: (GemError | undefined)[];
+/**
+ * Where a batch run row by row writes (runStepEach, runResetEach): row k of the call into `rows` at
+ * position `at[k]` (a reset writes observations and infos only), its failure into `errors[at[k]]`.
+ */
+export interface EachRowSink {
+  rows: RowSink;
+  at: readonly number[];
+  errors: (GemError | undefined)[];
 }
 
-class EachRowSink<R> {
-  errors?: (GemError | undefined)[];
-
-  constructor(
-    readonly rows: R,
-    private readonly n: number,
-  ) {}
-
-  fail(k: number, e: unknown): void {
-    (this.errors ??= new Array<GemError | undefined>(this.n))[k] = isGemError(e) ? e : new GemError('INTERNAL', e instanceof Error ? e.message : String(e));
-  }
-
-  result(): EachRow<R> {
-    return this.errors ? { rows: this.rows, errors: this.errors } : { rows: this.rows };
-  }
+function asGemError(e: unknown): GemError {
+  return isGemError(e) ? e : new GemError('INTERNAL', e instanceof Error ? e.message : String(e));
 }
 
 /** One failure is rethrown as is; several become one error listing every env that failed. */

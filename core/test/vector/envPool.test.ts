@@ -164,6 +164,45 @@ describe('EnvPool in-order calls (how the server serves a handle)', () => {
     await expect(pool.stepInOrder(['a'], [1])).rejects.toMatchObject({ code: 'ENV_CLOSED' });
   });
 
+  it('calls that finish inline as the queue drains run once each, in order', async () => {
+    const pool = new EnvPool({ envs: [new CountingEnv(9), new CountingEnv(9), new CountingEnv(9)] as Env[] });
+    await pool.reset();
+    const into = (n: number) => ({
+      rows: { observations: new Array<string>(n), rewards: new Float64Array(n), terminated: new Array<boolean>(n), truncated: new Array<boolean>(n), infos: new Array(n) },
+      at: Array.from({ length: n }, (_, k) => k),
+      errors: new Array(n),
+    });
+    // Every env has a sync twin, so each call below runs inline once its turn comes; env 0 is in
+    // flight (send) until recv, so the whole-pool reset and the two steps behind it wait for that.
+    pool.send(['f'], [0]);
+    const all = pool.resetInOrder({ seed: 1 });
+    const [a, b] = [into(1), into(1)];
+    const first = pool.stepEachInOrder(['x'], [1], a);
+    const second = pool.stepEachInOrder(['y'], [2], b);
+    expect((await pool.recv()).observations).toEqual(['e1/t1/f']);
+    const reset = await all;
+    await Promise.all([first, second]);
+    expect(reset.observations).toEqual(['e2/t0', 'e2/t0', 'e2/t0']); // reset once, not again
+    expect([a.rows.observations[0], b.rows.observations[0]]).toEqual(['e2/t1/x', 'e2/t1/y']); // stepped once each, after it
+    await pool.close();
+  });
+
+  it('stepEachInOrder: a row that needs a reset or whose env fails fails alone; the others step', async () => {
+    const pool = mixedPool();
+    await pool.reset({ indices: [0, 1, 3] });
+    const rows = { observations: new Array<string>(6).fill(''), rewards: new Float64Array(6), terminated: new Array(6).fill(false), truncated: new Array(6).fill(false), infos: new Array(6) };
+    const errors = new Array(6);
+    // Rows go to positions 5, 4, 3, 2 of the caller's columns; env 2 was never reset.
+    await pool.stepEachInOrder(['a', 'b', 'c', 42 as unknown as string], [0, 1, 2, 3], { rows, at: [5, 4, 3, 2], errors });
+    expect(rows.observations).toEqual(['', '', '', '', 'e1/t1/b', 'e1/t1/a']);
+    expect(errors[3]).toMatchObject({ code: 'RESET_NEEDED', data: { index: 2 } });
+    expect(errors[2]).toMatchObject({ code: 'INVALID_ACTION_BATCH', data: { index: 3 } });
+    expect(errors.filter(Boolean)).toHaveLength(2);
+    await pool.resetEachInOrder({ indices: [2], seed: [7] }, { rows, at: [0], errors });
+    expect(rows.observations[0]).toBe('e1/t0');
+    await pool.close();
+  });
+
   it('waits for envs in flight from send until recv returns them', async () => {
     const pool = mixedPool();
     await pool.reset();
