@@ -33,7 +33,9 @@ export const SLICE_ABOVE = 1024;
 /** A call waiting for its envs: `indices` null = every env of the pool. */
 interface QueuedCall {
   indices: readonly number[] | null;
-  start: () => void;
+  run: () => unknown;
+  resolve: (v: unknown) => void;
+  reject: (e: unknown) => void;
 }
 
 interface Waiter {
@@ -261,47 +263,48 @@ export class EnvPool extends VectorEnvBase implements EnvPoolLike {
   /** Runs `run` once no earlier call holds any of `indices` (null = all envs). */
   private inOrder<T>(indices: readonly number[] | null, run: () => Promise<T> | T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const call: QueuedCall = {
-        indices,
-        start: () => {
-          this.runningCalls++;
-          if (indices === null) this.runningAll = true;
-          let out: Promise<T> | T;
-          try {
-            if (this.closed) throw new EnvClosedError('use');
-            out = run();
-          } catch (e) {
-            out = Promise.reject(e);
-          }
-          const done = () => {
-            this.runningCalls--;
-            if (indices === null) this.runningAll = false;
-            this.drainCalls();
-          };
-          // An inline call has finished already: settle without a further turn of the queue.
-          if (!(out instanceof Promise)) {
-            done();
-            resolve(out);
-            return;
-          }
-          out.then(
-            (v) => {
-              done();
-              resolve(v);
-            },
-            (e) => {
-              done();
-              reject(e);
-            },
-          );
-        },
-      };
-      if (this.queued.length === 0 && !this.draining && this.isFree(indices)) call.start();
+      const call: QueuedCall = { indices, run, resolve: resolve as (v: unknown) => void, reject };
+      if (this.queued.length === 0 && !this.draining && this.isFree(indices)) this.begin(call);
       else {
         this.queued.push(call);
         this.drainCalls();
       }
     });
+  }
+
+  /** Starts a call whose envs are free. (Methods, not closures per call: a served handle makes many.) */
+  private begin(call: QueuedCall): void {
+    this.runningCalls++;
+    if (call.indices === null) this.runningAll = true;
+    let out: unknown;
+    try {
+      if (this.closed) throw new EnvClosedError('use');
+      out = call.run();
+    } catch (e) {
+      out = Promise.reject(e);
+    }
+    // An inline call has finished already: settle without a further turn of the queue.
+    if (!(out instanceof Promise)) {
+      this.end(call);
+      call.resolve(out);
+      return;
+    }
+    out.then(
+      (v) => {
+        this.end(call);
+        call.resolve(v);
+      },
+      (e) => {
+        this.end(call);
+        call.reject(e);
+      },
+    );
+  }
+
+  private end(call: QueuedCall): void {
+    this.runningCalls--;
+    if (call.indices === null) this.runningAll = false;
+    this.drainCalls();
   }
 
   /** No running call or env in flight holds these envs. Envs of a running batch are busy. */
@@ -343,7 +346,7 @@ export class EnvPool extends VectorEnvBase implements EnvPoolLike {
     for (const call of queue) {
       const blocked = blockAll || (call.indices === null ? still.length > 0 : call.indices.some((i) => claimed[i] === 1));
       if (!blocked && this.isFree(call.indices)) {
-        call.start();
+        this.begin(call);
         continue;
       }
       still.push(call);
