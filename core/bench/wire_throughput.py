@@ -7,12 +7,14 @@ and AsyncVectorEnv (gem-llm from PyPI, in this benchmark's own venv core/bench/.
 first run), and the ratios. Also: one-env round-trip latency p50/p99 over ipc and tcp, the inline vs
 Arrow crossover that sets `inline_max_rows`, coalesced asyncio steps, the server's memory with
 10,000 live envs, and over tcp the paths trainers use: one env through `gem_ts.make` and through
-`gem_ts.aio` (p50/p99), and 256 asyncio coroutines against one `make_vec(256)` batch step.
+`gem_ts.aio` (p50/p99), and 256 asyncio coroutines (on sub-envs of one handle, and each on its own
+`make`'d env) against one `make_vec(256)` batch step.
 
 Both sides run the same loop: draw n actions from the same ten strings, step, count n env-steps.
 
     .venv/bin/python core/bench/wire_throughput.py              # 3 rounds of 3 s windows, JSON + table
     .venv/bin/python core/bench/wire_throughput.py --seconds 1 --rounds 1  # quicker, noisier
+    .venv/bin/python core/bench/wire_throughput.py --aio-only    # only the tcp trainer paths, each round
 """
 
 from __future__ import annotations
@@ -193,11 +195,42 @@ async def coroutine_steps(client, agents: int, seconds: float) -> float:
     return rate
 
 
+async def own_env_steps(client, agents: int, seconds: float) -> float:
+    """env-steps/s of `agents` coroutines, each stepping its own `make`'d env (its own handle). A
+    make'd env has autoreset disabled, as in GEM, so a coroutine resets its env when an episode ends;
+    only steps are counted."""
+    envs = [await client.make(ENV_ID) for _ in range(agents)]
+    await asyncio.gather(*[e.reset(seed=i) for i, e in enumerate(envs)])
+    stop = time.perf_counter() + seconds
+    counts = [0] * agents
+
+    async def agent(i: int) -> None:
+        env, k = envs[i], i
+        while time.perf_counter() < stop:
+            *_, terminated, truncated, _ = await env.step(POOL[k % 10])
+            k += 7
+            counts[i] += 1
+            if terminated or truncated:
+                await env.reset()
+
+    t0 = time.perf_counter()
+    await asyncio.gather(*[agent(i) for i in range(agents)])
+    rate = sum(counts) / (time.perf_counter() - t0)
+    for e in envs:
+        await e.close()
+    return rate
+
+
 def _percentiles(samples_s: List[float]) -> Dict[str, float]:
     import numpy as np
 
     a = np.array(samples_s) * 1e6
-    return {"p50_us": float(np.percentile(a, 50)), "p99_us": float(np.percentile(a, 99)), "count": len(samples_s)}
+    return {
+        "p50_us": float(np.percentile(a, 50)),
+        "p99_us": float(np.percentile(a, 99)),
+        "count": len(samples_s),
+        "steps_per_s": len(samples_s) / sum(samples_s),
+    }
 
 
 def flavours(endpoint: str, seconds: float, agents: int = 256, count: int = 3000) -> Dict[str, Any]:
@@ -237,12 +270,50 @@ def flavours(endpoint: str, seconds: float, agents: int = 256, count: int = 3000
                 if k >= 300:
                     samples.append(time.perf_counter() - t0)
             out["aio_env"] = _percentiles(samples)
+            await one.close()
             out["aio_coroutines_env_steps_per_s"] = await coroutine_steps(a, agents, seconds)
+            out["aio_own_envs_env_steps_per_s"] = await own_env_steps(a, agents, seconds)
 
     asyncio.run(main())
     out["agents"] = agents
     out["aio_over_batch"] = out["aio_coroutines_env_steps_per_s"] / out["make_vec_batch_env_steps_per_s"]
+    out["aio_own_envs_over_batch"] = out["aio_own_envs_env_steps_per_s"] / out["make_vec_batch_env_steps_per_s"]
     return out
+
+
+def describe_flavours(pt: Dict[str, Any]) -> str:
+    return (
+        f"tcp, trainer paths: gem_ts.make env p50 {pt['sync_env']['p50_us']:.0f} µs p99 {pt['sync_env']['p99_us']:.0f} µs; "
+        f"gem_ts.aio env p50 {pt['aio_env']['p50_us']:.0f} µs p99 {pt['aio_env']['p99_us']:.0f} µs "
+        f"({pt['aio_env']['steps_per_s']:,.0f} steps/s); "
+        f"{pt['agents']} coroutines on sub-envs of one handle {pt['aio_coroutines_env_steps_per_s']:,.0f} env-steps/s = "
+        f"{pt['aio_over_batch']:.2f} ×, each on its own make'd env {pt['aio_own_envs_env_steps_per_s']:,.0f} = "
+        f"{pt['aio_own_envs_over_batch']:.2f} × make_vec({pt['agents']}) batch steps ({pt['make_vec_batch_env_steps_per_s']:,.0f})"
+    )
+
+
+def aio_only(seconds: float, rounds: int, out_path: Path) -> None:
+    """Only the tcp trainer paths (issue 26's asyncio aims), `rounds` times on one fresh server."""
+    from gem_ts import LocalServer
+
+    runs = []
+    with LocalServer(endpoint="tcp://127.0.0.1:0") as tcp_server:
+        for r in range(rounds):
+            print(f"round {r + 1}/{rounds} …", file=sys.stderr)
+            runs.append(flavours(tcp_server.endpoint, seconds))
+            print(describe_flavours(runs[-1]))
+    result = {
+        "when": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "cpus": os.cpu_count(),
+        "load_avg_at_start": os.getloadavg(),
+        "python": platform.python_version(),
+        "node": node_version(),
+        "command": f"python core/bench/wire_throughput.py --aio-only --seconds {seconds:g} --rounds {rounds}",
+        "trainer_paths_tcp_each_round": runs,
+    }
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    out_path.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"\nwrote {out_path}")
 
 
 def memory(client, n: int = 10_000) -> Dict[str, float]:
@@ -279,9 +350,13 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3, help="alternating GEM / gem_ts rounds; each case keeps its best window")
     ap.add_argument("--gem-worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--out", default=str(RESULTS))
+    ap.add_argument("--aio-only", action="store_true", help="only the tcp trainer paths (asyncio coroutines, one env), each round")
     args = ap.parse_args()
     if args.gem_worker:
         gem_worker(args.seconds)
+        return
+    if args.aio_only:
+        aio_only(args.seconds, args.rounds, Path(args.out) if args.out != str(RESULTS) else RESULTS.with_name("wire_throughput_aio.json"))
         return
 
     import gem_ts
@@ -361,13 +436,7 @@ def main() -> None:
     print(f"\none-env round trip: ipc p50 {lat_ipc['p50_us']:.0f} µs p99 {lat_ipc['p99_us']:.0f} µs; tcp p50 {lat_tcp['p50_us']:.0f} µs p99 {lat_tcp['p99_us']:.0f} µs")
     print("inline vs arrow (median µs per round trip): " + ", ".join(f"{n}: {v['inline_us']:.0f}/{v['arrow_us']:.0f}" for n, v in cross.items()))
     print(f"aio, {coalesced['agents']} coroutines × 1 env, coalesced: {coalesced['env_steps_per_s']:,.0f} env-steps/s")
-    pt = paths_tcp
-    print(
-        f"tcp, trainer paths: gem_ts.make env p50 {pt['sync_env']['p50_us']:.0f} µs p99 {pt['sync_env']['p99_us']:.0f} µs; "
-        f"gem_ts.aio env p50 {pt['aio_env']['p50_us']:.0f} µs p99 {pt['aio_env']['p99_us']:.0f} µs; "
-        f"{pt['agents']} coroutines {pt['aio_coroutines_env_steps_per_s']:,.0f} env-steps/s = {pt['aio_over_batch']:.2f} × "
-        f"make_vec({pt['agents']}) batch steps ({pt['make_vec_batch_env_steps_per_s']:,.0f})"
-    )
+    print(describe_flavours(paths_tcp))
     print(
         f"server memory with {mem['envs']:,} live envs: {mem['server_rss_mib_with_envs']:.0f} MiB RSS "
         f"({mem['server_rss_mib_before']:.0f} MiB before), JS heap {mem['server_heap_mib_with_envs']:.0f} MiB ({mem['server_heap_mib_before']:.0f} before)"

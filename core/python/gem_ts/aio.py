@@ -193,7 +193,8 @@ class _Tick:
         """A row for the next message; a row that cannot be sent fails its own coroutine at once."""
         loop = asyncio.get_running_loop()
         fut: "asyncio.Future[Any]" = loop.create_future()
-        if type(action) is str and action.isascii() and len(action) + _PER_ROW <= self.budget():
+        budget = self._budget if self._limits is self.client.session.limits else self.budget()
+        if type(action) is str and action.isascii() and len(action) + _PER_ROW <= budget:
             size = len(action) + _PER_ROW  # the common case: a short plain-text action
         else:
             try:
@@ -383,17 +384,19 @@ class AsyncVectorEnv(VectorPlumbing, Awaiting):
 
 
 class AsyncSubEnv:
-    """One sub-env with GEM's single-env API, awaited; steps coalesce with its siblings'."""
+    """One env with GEM's single-env API, awaited: a ``make``'d env or a sub-env of a vector env. Its
+    steps and resets travel with those of every other env of the client asked in the same tick."""
 
     def __init__(self, client: AsyncClient, handle: int, index: int, env_id: str, owns_handle: bool = False):
         self.client, self.handle, self.index, self.env_id = client, handle, index, env_id
         self._owns_handle = owns_handle
+        self._add = client._tick.add
 
     async def reset(self, seed: Optional[int] = None, **kwargs: Any) -> ResetOne:
-        return await self.client.reset_one(self.handle, self.index, seed, calls.reset_kwargs(kwargs) or None)
+        return await self._add(self.handle, self.index, None, seed, calls.reset_kwargs(kwargs) or None if kwargs else None)
 
     async def step(self, action: str) -> StepOne:
-        return await self.client.step_one(self.handle, self.index, action)
+        return await self._add(self.handle, self.index, action)
 
     async def sample_random_action(self) -> str:
         return (await self.client.sample(self.handle, [self.index]))[0]

@@ -16,7 +16,6 @@ import uuid
 from typing import Any, Callable, Dict, List, Optional, Tuple, TypeVar
 
 import zmq
-import zmq.asyncio
 from zmq.utils.monitor import parse_monitor_message
 
 from .errors import GemError, InvalidRequestError
@@ -238,26 +237,36 @@ class BlockingTransport:
 
 
 class AsyncTransport:
-    """For asyncio callers: many requests in flight, one reader task matching replies to them, one
-    watchdog task (pings, liveness, timeouts). After the server went away, the next request says hello
-    again, so a client recovers when the server is back."""
+    """For asyncio callers: many requests in flight, replies read by a callback on the socket's file
+    descriptor (no task, no future per message: a reply reaches the code waiting on it in the same
+    event-loop turn it is read), one watchdog task (pings, liveness, timeouts). After the server went
+    away, the next request says hello again, so a client recovers when the server is back.
+
+    The sockets are plain ZeroMQ sockets driven from the event loop: ZeroMQ's descriptor signals an
+    edge (something changed), so the reader drains every message ``EVENTS`` says is there, and every
+    send looks again, since a send may take the edge of a message that arrived meanwhile."""
 
     def __init__(self, session: Session):
         self.session = session
-        self._ctx = zmq.asyncio.Context()
-        # zmq.asyncio's sockets return awaitables where the stubs name the blocking results.
-        self.sock: Any = _dealer(self._ctx, b"pa-")
-        self._monitor: Any = self.sock.get_monitor_socket(_EVENTS)
+        self._ctx: zmq.Context[Any] = zmq.Context()
+        self.sock = _dealer(self._ctx, b"pa-")
+        self._monitor = self.sock.get_monitor_socket(_EVENTS)
         _connect(self._ctx, self.sock, self._monitor, session.endpoint)
+        self._fds = (int(self.sock.FD), int(self._monitor.FD))
+        self._loop: Optional[asyncio.AbstractEventLoop] = None
         self._futures: Dict[int, "asyncio.Future[Reply]"] = {}
         #: Calls sent by ``send_now``: request id → what to do with the reply or the failure.
         self._callbacks: Dict[int, Callable[[Optional[Reply], Optional[BaseException]], None]] = {}
         self._hello: Optional["asyncio.Future[None]"] = None
         self._background_hello: Optional["asyncio.Future[None]"] = None
         self._tasks: List["asyncio.Task[None]"] = []
+        self._released = False
 
     async def start(self) -> None:
-        self._tasks = [asyncio.ensure_future(self._reader()), asyncio.ensure_future(self._watch())]
+        loop = self._loop = asyncio.get_running_loop()
+        loop.add_reader(self._fds[0], self._readable)
+        loop.add_reader(self._fds[1], self._monitor_events)
+        self._tasks = [asyncio.ensure_future(self._watch())]
         await self.run(self.session.hello_call())
 
     async def run(self, call: Call[T]) -> T:
@@ -291,18 +300,17 @@ class AsyncTransport:
 
     def send_now(self, call: Call[Any], on_reply: Callable[[Optional[Reply], Optional[BaseException]], None]) -> bool:
         """Sends ``call`` at once, from plain (non-async) code and without a task, when nothing stands in
-        the way: no hello to say first and a socket that takes the message now. ``on_reply`` then gets
-        the reply (header, body), or the error that ended the call (the watchdog's, the client's close),
-        from the reader; it must not raise. False: nothing was sent, ``run`` the call instead. Raises
-        what ``Session.admit`` raises (a closed client, a call it refuses)."""
+        the way: no hello to say first and a connection that takes the message now. ``on_reply`` then
+        gets the reply (header, body), or the error that ended the call (the watchdog's, the client's
+        close), from the reader; it must not raise. False: nothing was sent, ``run`` the call instead.
+        Raises what ``Session.admit`` raises (a closed client, a call it refuses)."""
         s = self.session
         if s.closed or s.needs_hello:
             return False
         s.admit(call)
         frames = s.frame(call, time.monotonic())
-        sent = self.sock.send_multipart(frames, zmq.NOBLOCK, copy=len(frames[-1]) < 65536)
-        if sent.done() and sent.exception() is not None:
-            s.pending.pop(call.rid, None)  # not sent (not connected): the caller runs it, which waits
+        if not self._try_send(frames):
+            s.pending.pop(call.rid, None)  # not connected: the caller runs it, which waits for the server
             return False
         self._callbacks[call.rid] = on_reply
         return True
@@ -330,39 +338,41 @@ class AsyncTransport:
         while s.replays:
             await self.run(s.replays.pop(0))
 
+    def _try_send(self, frames: Frames) -> bool:
+        """One send that never waits: False when the server is not connected (IMMEDIATE)."""
+        try:
+            self.sock.send_multipart(frames, zmq.NOBLOCK, copy=len(frames[-1]) < 65536)
+        except zmq.Again:
+            return False
+        # The send may have taken the descriptor's edge for a message that came in meanwhile.
+        if self._loop is not None and self.sock.get(zmq.EVENTS) & zmq.POLLIN:
+            self._loop.call_soon(self._readable)
+        return True
+
     async def _send(self, call: Call[Any], frames: Frames) -> None:
         s = self.session
-        try:
-            await self.sock.send_multipart(frames, zmq.NOBLOCK, copy=len(frames[-1]) < 65536)
-            return
-        except zmq.Again:
-            pass  # not connected (IMMEDIATE): wait for the server within the grace period
-        while True:
+        while not self._try_send(frames):
+            # Not connected (IMMEDIATE): wait for the server within the grace period.
             wait = min(SLICE_S, s.send_deadline() - time.monotonic())
             dead = s.local_problem() if s.local_problem else None
             if dead or wait <= 0:
                 raise s.unsent(call)
-            try:
-                await asyncio.wait_for(self.sock.send_multipart(frames), wait)
-                return
-            except asyncio.TimeoutError:
-                pass
+            await asyncio.sleep(min(wait, 0.005))
 
-    async def _reader(self) -> None:
-        s = self.session
+    def _readable(self) -> None:
+        """Every message that is there, each to the call waiting on it (or answered: an env_call)."""
+        if self._released:
+            return
+        s, sock = self.session, self.sock
         try:
-            while True:
-                incoming = await self.sock.recv_multipart()
-                r = s.receive(incoming, time.monotonic())
+            while sock.get(zmq.EVENTS) & zmq.POLLIN:
+                r = s.receive(sock.recv_multipart(zmq.NOBLOCK), time.monotonic())
                 if r is None:
                     continue
                 if isinstance(r, dict):
-                    try:
-                        await self.sock.send_multipart([s.env_return(r)], zmq.NOBLOCK)
+                    if self._try_send([s.env_return(r)]):
                         s.last_tx = time.monotonic()
-                    except zmq.Again:
-                        pass  # the server that asked is gone
-                    continue
+                    continue  # else the server that asked is gone
                 rid = r[0].rid
                 cb = self._callbacks.pop(rid, None)
                 if cb is not None:
@@ -371,18 +381,28 @@ class AsyncTransport:
                 fut = self._futures.get(rid)
                 if fut is not None and not fut.done():
                     fut.set_result((r[1], r[2]))
-        except (asyncio.CancelledError, zmq.ZMQError):
+        except zmq.Again:
+            return
+        except zmq.ZMQError:
+            return  # closed under us
+
+    def _monitor_events(self) -> None:
+        if self._released:
+            return
+        try:
+            while self._monitor.get(zmq.EVENTS) & zmq.POLLIN:
+                _apply_event(self.session, self._monitor.recv_multipart(zmq.NOBLOCK))
+        except zmq.ZMQError:
             return
 
     async def _watch(self) -> None:
         s = self.session
         try:
             while True:
-                try:
-                    msg = await asyncio.wait_for(self._monitor.recv_multipart(), SLICE_S)
-                    _apply_event(s, msg)
-                except asyncio.TimeoutError:
-                    pass
+                await asyncio.sleep(SLICE_S)
+                # A descriptor's edge may have gone to another call on the socket in between.
+                self._monitor_events()
+                self._readable()
                 now = time.monotonic()
                 why = s.check(now)
                 if why is not None:
@@ -394,10 +414,7 @@ class AsyncTransport:
                 if s.wants_hello and (self._background_hello is None or self._background_hello.done()):
                     self._background_hello = asyncio.ensure_future(self._hello_quietly())
                 elif s.wants_ping(now) and s.connected:
-                    try:
-                        await self.sock.send_multipart(s.ping_frames(now), zmq.NOBLOCK)
-                    except zmq.Again:
-                        pass
+                    self._try_send(s.ping_frames(now))
         except (asyncio.CancelledError, zmq.ZMQError):
             return
 
@@ -418,4 +435,10 @@ class AsyncTransport:
         calls, err = self.session.fail("the client was closed")
         for c in calls:
             self._fail(c, err)
+        if self._released:
+            return
+        self._released = True
+        if self._loop is not None:
+            for fd in self._fds:
+                self._loop.remove_reader(fd)
         _release(self._ctx, self.sock, self._monitor)
