@@ -44,7 +44,7 @@ interface HandleRows {
 /** Converts an error that is no GemError (a bug) to one, so a row still gets a stable code. */
 export type ToGemError = (e: unknown) => GemError;
 
-export function runBatch(s: ClientSession, r: BatchRequest, toGemError: ToGemError): Promise<BatchFields> {
+export function runBatch(s: ClientSession, r: BatchRequest, toGemError: ToGemError): BatchFields | Promise<BatchFields> {
   const { handle, env_index, action, seed, options } = r.rows;
   const n = handle.length;
   // Every row's result is written here, at its own position, by the pools' row-by-row calls.
@@ -98,13 +98,17 @@ export function runBatch(s: ClientSession, r: BatchRequest, toGemError: ToGemErr
   for (const { h, calls } of byHandle.values()) {
     for (const call of calls) {
       const into: EachRowSink = { rows: sink, at: call.rows, errors };
+      const waiting = runCall(h, call, into, action, seed, options);
+      if (waiting === undefined) continue; // ran at once, inline: its rows are written
       running.push(
-        runCall(h, call, into, action, seed, options).catch((e: unknown) => {
+        waiting.catch((e: unknown) => {
           for (const k of call.rows) errors[k] ??= toGemError(e);
         }),
       );
     }
   }
+  // A tick whose calls all ran inline is answered in this turn of the event loop.
+  if (running.length === 0) return reply(r, sink, errors, toGemError);
   return Promise.all(running).then(() => reply(r, sink, errors, toGemError));
 }
 
@@ -130,7 +134,7 @@ function runCall(
   action: BatchRequest['rows']['action'],
   seed: BatchRequest['rows']['seed'],
   options: BatchRequest['rows']['options'],
-): Promise<void> {
+): Promise<void> | undefined {
   if (call.kind === 0) return h.pool.stepEachInOrder(call.rows.map((k) => action[k] as string), call.indices, into);
   const opts = options && call.rows.some((k) => options[k]) ? call.rows.map((k) => options[k] ?? {}) : undefined;
   return h.pool.resetEachInOrder(

@@ -129,8 +129,10 @@ export class OpHandlers {
         return this.reset(s, req.header);
       case 'step':
         return this.step(s, req.header, req.body);
-      case 'batch':
-        return runBatch(s, req.header, (e) => this.asGemError(e)).then((fields) => ({ fields: { ...fields } }));
+      case 'batch': {
+        const fields = runBatch(s, req.header, (e) => this.asGemError(e));
+        return fields instanceof Promise ? fields.then((f) => ({ fields: { ...f } })) : { fields: { ...fields } };
+      }
       case 'sample':
         return s
           .getHandle(req.header.handle)

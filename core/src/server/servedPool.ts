@@ -22,10 +22,13 @@ export interface ServedPool {
   /** A step whose body is still being decoded: it takes its place in the order now. */
   stepInOrderWhenDecoded(batch: Promise<{ actions: string[]; indices: number[] }>): Promise<VectorStepResult>;
   resetInOrder(opts?: VectorResetOptions): Promise<VectorResetResult>;
-  /** stepInOrder row by row, into the caller's columns: one row's failure is its own (EachRowSink). */
-  stepEachInOrder(actions: string[], indices: number[], into: EachRowSink): Promise<void>;
+  /**
+   * stepInOrder row by row, into the caller's columns: one row's failure is its own (EachRowSink).
+   * Undefined when the call ran at once, inline: its rows are written already.
+   */
+  stepEachInOrder(actions: string[], indices: number[], into: EachRowSink): Promise<void> | undefined;
   /** resetInOrder row by row, as stepEachInOrder. */
-  resetEachInOrder(opts: VectorResetOptions & { indices: number[] }, into: EachRowSink): Promise<void>;
+  resetEachInOrder(opts: VectorResetOptions & { indices: number[] }, into: EachRowSink): Promise<void> | undefined;
   sampleInOrder(indices?: number[]): Promise<{ indices: readonly number[]; actions: string[] }>;
   /** Runs `run` on those envs (all when absent) in their turn; they stay held until it settles. */
   withEnvsInOrder<T>(indices: readonly number[] | undefined, run: (envs: Env<any, any>[], indices: readonly number[]) => Promise<T> | T): Promise<T>;

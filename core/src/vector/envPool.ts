@@ -202,22 +202,23 @@ export class EnvPool extends VectorEnvBase implements EnvPoolLike {
   /**
    * stepInOrder row by row (the server's `batch` op, where each row is another caller's): rows go to
    * the caller's columns, and a row whose env needs a reset, or whose env fails, gets its own error
-   * there while the others step (see EachRowSink).
+   * there while the others step (see EachRowSink). Undefined: the call's turn was now and it ran
+   * inline (no earlier call held its envs, every env has a sync twin), so nothing was left to wait for.
    */
-  stepEachInOrder(actions: string[], indices: number[], into: EachRowSink): Promise<void> {
+  stepEachInOrder(actions: string[], indices: number[], into: EachRowSink): Promise<void> | undefined {
     try {
       const idx = this.stepIndices(actions, indices);
-      return this.inOrder(idx, () => this.runStepEach(actions, idx, into));
+      return this.inOrderInline(idx, () => this.runStepEach(actions, idx, into));
     } catch (e) {
       return Promise.reject(e);
     }
   }
 
   /** resetInOrder row by row, as stepEachInOrder. */
-  resetEachInOrder(opts: VectorResetOptions & { indices: number[] }, into: EachRowSink): Promise<void> {
+  resetEachInOrder(opts: VectorResetOptions & { indices: number[] }, into: EachRowSink): Promise<void> | undefined {
     try {
       const idx = this.resetIndices(opts);
-      return this.inOrder(idx, () => this.runResetEach(opts, idx, into));
+      return this.inOrderInline(idx, () => this.runResetEach(opts, idx, into));
     } catch (e) {
       return Promise.reject(e);
     }
@@ -272,6 +273,34 @@ export class EnvPool extends VectorEnvBase implements EnvPoolLike {
     });
   }
 
+  /**
+   * inOrder for a call that may finish inline: when its turn is now (nothing queued, its envs free)
+   * it runs at once, and when it finishes inline the result is undefined, with no promise made; the
+   * batch op answers a tick of one-env rows of many handles without a turn of the event loop.
+   */
+  private inOrderInline(indices: readonly number[], run: () => void | Promise<void>): Promise<void> | undefined {
+    if (this.queued.length !== 0 || this.draining || this.closed || !this.isFree(indices)) return this.inOrder(indices, run);
+    this.runningCalls++;
+    let out: void | Promise<void>;
+    try {
+      out = run();
+    } catch (e) {
+      this.end(indices);
+      return Promise.reject(e);
+    }
+    if (!(out instanceof Promise)) {
+      this.end(indices);
+      return undefined;
+    }
+    return out.then(
+      () => this.end(indices),
+      (e: unknown) => {
+        this.end(indices);
+        throw e;
+      },
+    );
+  }
+
   /** Starts a call whose envs are free. (Methods, not closures per call: a served handle makes many.) */
   private begin(call: QueuedCall): void {
     this.runningCalls++;
@@ -285,25 +314,25 @@ export class EnvPool extends VectorEnvBase implements EnvPoolLike {
     }
     // An inline call has finished already: settle without a further turn of the queue.
     if (!(out instanceof Promise)) {
-      this.end(call);
+      this.end(call.indices);
       call.resolve(out);
       return;
     }
     out.then(
       (v) => {
-        this.end(call);
+        this.end(call.indices);
         call.resolve(v);
       },
       (e) => {
-        this.end(call);
+        this.end(call.indices);
         call.reject(e);
       },
     );
   }
 
-  private end(call: QueuedCall): void {
+  private end(indices: readonly number[] | null): void {
     this.runningCalls--;
-    if (call.indices === null) this.runningAll = false;
+    if (indices === null) this.runningAll = false;
     this.drainCalls();
   }
 
