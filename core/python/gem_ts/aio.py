@@ -163,10 +163,6 @@ _PER_ROW = 48
 #: several messages and other clients' requests get their turns between them.
 _MAX_ROWS = 1024
 
-#: One env's step or reset of a tick: (handle, index, action or None for a reset, seed, options, future, bytes).
-_Row = Tuple[int, int, Optional[str], Optional[int], Optional[Dict[str, Any]], "asyncio.Future[Any]", int]
-
-
 def _too_large(kind: str, index: int, size: int, limit: int) -> MessageTooLargeError:
     return MessageTooLargeError(
         "MESSAGE_TOO_LARGE",
@@ -176,6 +172,40 @@ def _too_large(kind: str, index: int, size: int, limit: int) -> MessageTooLargeE
     )
 
 
+class _Rows:
+    """Rows of one message, as the columns it is sent in (a row: one env's step, or its reset when
+    its action is None), with the future of the coroutine that asked for each."""
+
+    __slots__ = ("handles", "indices", "actions", "seeds", "options", "futs", "resets", "used")
+
+    def __init__(self) -> None:
+        self.handles: List[int] = []
+        self.indices: List[int] = []
+        self.actions: List[Optional[str]] = []
+        self.seeds: List[Optional[int]] = []
+        self.options: List[Optional[Dict[str, Any]]] = []
+        self.futs: List["asyncio.Future[Any]"] = []
+        self.resets = 0
+        self.used = 0
+
+    def call(self) -> Call[List[Any]]:
+        seeds = options = None
+        if self.resets:
+            if any(x is not None for x in self.seeds):
+                seeds = self.seeds
+            if any(self.options):
+                options = self.options
+        return calls.batch(self.handles, self.indices, self.actions, seeds, options)
+
+    def keep(self, keep: List[int]) -> "_Rows":
+        out = _Rows()
+        for name in ("handles", "indices", "actions", "seeds", "options", "futs"):
+            col = getattr(self, name)
+            setattr(out, name, [col[k] for k in keep])
+        out.resets = sum(a is None for a in out.actions)
+        return out
+
+
 class _Tick:
     """The single-env steps and resets that a client's coroutines ask for in one event-loop tick, of
     any of its handles: sent as one ``batch`` request (several when they do not fit in one message),
@@ -183,7 +213,9 @@ class _Tick:
 
     def __init__(self, client: AsyncClient):
         self.client = client
-        self.rows: List[_Row] = []
+        self.rows = _Rows()
+        #: Rows of this tick that filled a message already.
+        self.full: List[_Rows] = []
         self.scheduled = False
         #: The server's limits the budget below was read from (they change only with a new hello).
         self._limits: Optional[Dict[str, Any]] = None
@@ -206,7 +238,19 @@ class _Tick:
             except (TypeError, ValueError, GemError) as e:
                 fut.set_exception(e)
                 return fut
-        self.rows.append((handle, index, action, seed, options, fut, size))
+        rows = self.rows
+        if rows.futs and (rows.used + size > budget or len(rows.futs) >= _MAX_ROWS):
+            self.full.append(rows)
+            rows = self.rows = _Rows()
+        rows.used += size
+        rows.handles.append(handle)
+        rows.indices.append(index)
+        rows.actions.append(action)
+        rows.seeds.append(seed)
+        rows.options.append(options)
+        rows.futs.append(fut)
+        if action is None:
+            rows.resets += 1
         if not self.scheduled:
             self.scheduled = True
             loop.call_soon(self.flush)
@@ -244,65 +288,50 @@ class _Tick:
 
     def flush(self) -> None:
         self.scheduled = False
-        rows, self.rows = self.rows, []
-        budget = self.budget()
-        start = used = 0
-        for k, row in enumerate(rows):
-            if k > start and (used + row[6] > budget or k - start >= _MAX_ROWS):
-                _Batch(self.client, rows[start:k]).send()
-                start, used = k, 0
-            used += row[6]
-        if rows:
-            _Batch(self.client, rows[start:]).send()
+        full, rows = self.full, self.rows
+        self.full, self.rows = [], _Rows()
+        for r in full:
+            _Batch(self.client, r).send()
+        if rows.futs:
+            _Batch(self.client, rows).send()
 
 
 class _Batch:
     """One ``batch`` request of a tick's rows, sent without a task when it can be (the fewest hops: the
-    reply is handed to the coroutines by the transport's reader)."""
+    transport's reader hands the reply to the coroutines in the turn it reads it)."""
 
     __slots__ = ("client", "rows", "call")
 
-    def __init__(self, client: AsyncClient, rows: List[_Row]):
+    def __init__(self, client: AsyncClient, rows: _Rows):
         self.client = client
         self.rows = rows
-        self.call = self._build()
+        self.call = rows.call()
         self.call.screen = self.screen
-
-    def _build(self) -> Call[List[Any]]:
-        rows = self.rows
-        actions = [r[2] for r in rows]
-        resets = [k for k, a in enumerate(actions) if a is None]
-        seeds = options = None
-        if resets:
-            if any(rows[k][3] is not None for k in resets):
-                seeds = [r[3] for r in rows]
-            if any(rows[k][4] for k in resets):
-                options = [r[4] for r in rows]
-        return calls.batch([r[0] for r in rows], [r[1] for r in rows], actions, seeds, options)
 
     def screen(self, session: Session) -> None:
         """Fails the rows the session will not send (a handle of a restarted server, an env whose state
         is unknown); the others go. Called by ``Session.admit`` just before the request leaves."""
+        rows = self.rows
         boot = session.boot_id
         if not session.unknown_state:
-            for row in self.rows:
-                if getattr(row[0], "boot_id", boot) != boot:
+            for h in rows.handles:
+                if getattr(h, "boot_id", boot) != boot:
                     break
             else:
                 return  # the common case: every handle is of this server process, no env state unknown
-        kept: List[_Row] = []
-        for row in self.rows:
-            problem = session.row_problem("step" if row[2] is not None else "reset", row[0], row[1])
+        keep: List[int] = []
+        for k, (h, i, action, fut) in enumerate(zip(rows.handles, rows.indices, rows.actions, rows.futs)):
+            problem = session.row_problem("step" if action is not None else "reset", h, i)
             if problem is None:
-                kept.append(row)
-            elif not row[5].done():
-                row[5].set_exception(problem)
-        if len(kept) == len(self.rows):
+                keep.append(k)
+            elif not fut.done():
+                fut.set_exception(problem)
+        if len(keep) == len(rows.futs):
             return
-        self.rows = kept
-        if not kept:
+        if not keep:
             raise _NothingToSend()
-        self.call.header["rows"] = self._build().header["rows"]
+        self.rows = rows.keep(keep)
+        self.call.header["rows"] = self.rows.call().header["rows"]
 
     def send(self) -> None:
         try:
@@ -344,21 +373,20 @@ class _Batch:
         self._hand_out(outcomes)
 
     def _hand_out(self, outcomes: List[Any]) -> None:
-        for row, out in zip(self.rows, outcomes):
-            fut = row[5]
+        for fut, action, out in zip(self.rows.futs, self.rows.actions, outcomes):
             if fut.done():
                 continue
             if isinstance(out, BaseException):
                 fut.set_exception(out)
-            elif row[2] is None:
+            elif action is None:
                 fut.set_result((out[0], out[4]))
             else:
                 fut.set_result(out)
 
     def _fail(self, err: BaseException) -> None:
-        for row in self.rows:
-            if not row[5].done():
-                row[5].set_exception(err)
+        for fut in self.rows.futs:
+            if not fut.done():
+                fut.set_exception(err)
 
 
 class _NothingToSend(Exception):
