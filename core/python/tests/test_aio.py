@@ -67,6 +67,7 @@ def test_coroutines_of_many_handles_share_one_request_per_tick(server) -> None:
             own = [await c.make(EASY, max_turns=100) for _ in range(24)]
             pool = await c.make_vec(EASY, num_envs=8, autoreset_mode="disabled", max_turns=100)
             envs = own + [pool.env(i) for i in range(8)]
+            before = (await c.stats())["client"]["requests"]
             sent = _count_requests(c)
             resets = await asyncio.gather(*[e.reset(seed=i) for i, e in enumerate(envs)])
             assert sent == ["batch"] and all(obs.startswith("You are playing") for obs, _ in resets)
@@ -74,6 +75,8 @@ def test_coroutines_of_many_handles_share_one_request_per_tick(server) -> None:
                 steps = await asyncio.gather(*[e.step(f"\\boxed{{{1000 + turn}}}") for e in envs])
                 assert all(f"turn {turn + 1}," in r[0] and not r[2] for r in steps), steps
             assert sent == ["batch"] * 4, sent
+            # The server counted the same: 4 requests for 32 envs × 4 calls, and this stats request.
+            assert (await c.stats())["client"]["requests"] - before == 5
             # Same results as each env alone.
             alone = await c.make(EASY, max_turns=100)
             obs, _ = await alone.reset(seed=3)
