@@ -167,6 +167,8 @@ def test_a_killed_server_fails_every_waiting_coroutine_and_marks_their_envs() ->
         c.local_server.proc.kill()
         results = await asyncio.wait_for(asyncio.gather(*[e.step(OUT_OF_RANGE) for e in envs], return_exceptions=True), 15)
         assert all(isinstance(r, gem.ServerUnavailableError) for r in results), results
+        # Each step may or may not have run: every env's state is unknown now, row by row.
+        assert all(c.session.unknown_state.get(int(e.handle)) == {0} for e in envs), c.session.unknown_state
         await c.close(goodbye=False)
 
     run(main())
