@@ -2,9 +2,10 @@
 // `npm run test:quick` (--quick): lint, types, the in-process unit tests and the Python tests that
 // start no server, cluster or build — the developer's loop; npm test stays what CI runs.
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { adapterDirs, adapterInstallSteps, ensureChromium, ensureGemPeerVenv, ensureIproute, ensureNodeModules, ensureRootVenv, ensureSandbox, ensureVenv, root, run } from './lib.mjs';
+import { adapterDirs, ensureChromium, ensureGemPeerVenv, ensureIproute, ensureNodeModules, ensureRootVenv, ensureSandbox, root, venvPython } from './lib.mjs';
+import { runSuites } from './suites.mjs';
 
 const quick = process.argv.includes('--quick');
 const started = Date.now();
@@ -22,53 +23,70 @@ if (quick) {
   ensureGemPeerVenv(); // GEM itself: the drop-in test runs the same user file on GEM and on gem_ts
 }
 const installed = Date.now();
-const failures = [];
-const timings = [];
-/** Runs one suite under a heading, records its time, and its name among the failures when it fails. */
-function suite(name, heading, cmd, args, opts) {
-  console.log(`\n━━ ${heading} ━━`);
-  const t0 = Date.now();
-  const status = run(cmd, args, opts);
-  timings.push([name, Math.round((Date.now() - t0) / 1000)]);
-  if (status !== 0) failures.push(name);
-}
 // Reports the suites write, read at the end so that the names of failed tests close the output (CI shows its tail).
 const reports = mkdtempSync(join(tmpdir(), 'gem-ts-test-'));
 const report = (name) => join(reports, `${name.replace(/\W+/g, '-')}`);
 // Caches for the developer's loop (a clean clone, as in CI, starts without them).
 const cache = (name) => join(root, 'node_modules', '.cache', name);
 
+/** A suite of one command (see suites.mjs). */
+const one = (name, heading, cmd, args, opts) => ({ name, heading, steps: [[cmd, args, opts]] });
 const core = { cwd: join(root, 'core') };
-suite('eslint', 'TypeScript: ESLint (core/eslint.config.js)', 'npx', ['eslint', '--cache', '--cache-location', cache('eslint/'), 'src', 'test', 'bench'], core);
-suite('dependency-cruiser', 'TypeScript: import layers (dependency-cruiser, core/.dependency-cruiser.cjs)', 'npx', ['depcruise', '--config', '.dependency-cruiser.cjs', '--output-type', 'err', 'src'], core);
-suite('tsc', 'TypeScript: tsc --noEmit', 'npx', ['tsc', '--noEmit', '--incremental', '--tsBuildInfoFile', cache('tsc.tsbuildinfo'), '-p', '.'], core);
-suite('vitest', 'TypeScript (vitest)', 'npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report('vitest')}.json`], core);
-
+const suites = [];
+const vitest = one('vitest', 'TypeScript (vitest)', 'npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report('vitest')}.json`], core);
 if (py) {
-  // The quick tier leaves out examples/tests (they train models) and what the markers name.
-  const dirs = (quick ? ['core/python/tests'] : ['core/python/tests', 'examples/tests']).filter((d) => existsSync(join(root, d)));
-  const tier = quick ? ['-m', 'not server and not ray and not package and not docs and not peer'] : [];
-  suite('pytest gem_ts', 'Python: gem_ts (pytest)', py, ['-m', 'pytest', '-q', `--junit-xml=${report('pytest gem_ts')}.xml`, ...tier, ...dirs]);
-
+  // gem_ts's tests in four suites so that two cores share them out: the longest first, so that it
+  // never starts last; the Ray cluster runs alone, after the others. The quick tier runs only what
+  // the markers leave (no server, cluster, wheel build, doc block or peer) and not examples/tests
+  // (they train models).
+  const pytest = (name, heading, args, extra = {}) => ({ ...one(name, heading, py, ['-m', 'pytest', '-q', `--junit-xml=${report(name)}.xml`, ...args]), ...extra });
+  if (quick) {
+    suites.push(pytest('pytest gem_ts', 'Python: gem_ts (pytest)', ['-m', 'not server and not ray and not package and not docs and not peer', 'core/python/tests']));
+  } else {
+    suites.push(pytest('pytest gem_ts', 'Python: gem_ts (pytest, all but Ray and the docs)', ['-m', 'not ray and not docs', 'core/python/tests']));
+    suites.push(vitest);
+    suites.push(pytest('pytest gem_ts docs', "Python: the README's and docs' code blocks (pytest, Sybil)", ['-m', 'docs and not ray', 'core/python/tests']));
+    if (existsSync(join(root, 'examples/tests'))) suites.push(pytest('pytest examples', 'Python: examples (pytest: the benchmark trains)', ['examples/tests']));
+    suites.push(pytest('pytest gem_ts ray', 'Python: gem_ts on a Ray cluster (pytest, run alone)', ['-m', 'ray', 'core/python/tests'], { alone: true }));
+  }
+}
+if (!suites.includes(vitest)) suites.push(vitest);
+suites.push(
+  one('eslint', 'TypeScript: ESLint (core/eslint.config.js)', 'npx', ['eslint', '--cache', '--cache-location', cache('eslint/'), 'src', 'test', 'bench'], core),
+  one('dependency-cruiser', 'TypeScript: import layers (dependency-cruiser, core/.dependency-cruiser.cjs)', 'npx', ['depcruise', '--config', '.dependency-cruiser.cjs', '--output-type', 'err', 'src'], core),
+  one('tsc', 'TypeScript: tsc --noEmit', 'npx', ['tsc', '--noEmit', '--incremental', '--tsBuildInfoFile', cache('tsc.tsbuildinfo'), '-p', '.'], core),
+);
+if (py) {
   // ruff.toml and mypy.ini at the root; the packages: gem_ts and every adapter's gem_ts_* package.
-  suite('ruff', 'Python: ruff (core/python, adapters)', py, ['-m', 'ruff', 'check', 'core/python', 'adapters']);
+  suites.push(one('ruff', 'Python: ruff (core/python, adapters)', py, ['-m', 'ruff', 'check', 'core/python', 'adapters']));
   const packages = adapterDirs().flatMap((d) => readdirSync(d).filter((f) => f.startsWith('gem_ts_') && !f.includes('.')).map((f) => join(d, f)));
-  suite('mypy', 'Python: mypy (core/python, adapters)', py, ['-m', 'mypy', '--config-file', 'mypy.ini', 'core/python/gem_ts', ...packages]);
+  suites.push(one('mypy', 'Python: mypy (core/python, adapters)', py, ['-m', 'mypy', '--config-file', 'mypy.ini', 'core/python/gem_ts', ...packages]));
   const lintImports = ['-c', 'import sys; from importlinter.cli import lint_imports_command; sys.exit(lint_imports_command())'];
-  suite('import-linter', 'Python: import layers (import-linter, core/python/pyproject.toml)', py, [...lintImports, '--config', 'core/python/pyproject.toml']);
+  suites.push(one('import-linter', 'Python: import layers (import-linter, core/python/pyproject.toml)', py, [...lintImports, '--config', 'core/python/pyproject.toml']));
+}
+// Each adapter in its own venv (their pins clash): the install is the suite's first step. verl's
+// suite is the longest (its imports), so it goes first.
+const byLength = (d) => (d.endsWith('/verl') ? 0 : 1);
+for (const dir of quick ? [] : adapterDirs().sort((a, b) => byLength(a) - byLength(b))) {
+  const name = `pytest ${dir.split('/').pop()}`;
+  suites.push({
+    name,
+    heading: `Python: adapter ${dir.split('/').pop()} (pytest, own venv)`,
+    steps: [
+      [process.execPath, [join(root, 'scripts/ensure-adapter-venv.mjs'), dir]],
+      [venvPython(join(dir, '.venv')), ['-m', 'pytest', '-q', `--junit-xml=${report(name)}.xml`, join(dir, 'tests')]],
+    ],
+  });
 }
 
-for (const dir of quick ? [] : adapterDirs()) {
-  const name = dir.split('/').pop();
-  const { steps: reqs, dependsOn } = adapterInstallSteps(dir);
-  const t0 = Date.now();
-  const apy = ensureVenv(join(dir, '.venv'), reqs, dependsOn, { uv: true });
-  timings.push([`install ${name}`, Math.round((Date.now() - t0) / 1000)]);
-  suite(`pytest ${name}`, `Python: adapter ${name} (pytest, own venv)`, apy, ['-m', 'pytest', '-q', `--junit-xml=${report(`pytest ${name}`)}.xml`, join(dir, 'tests')]);
-}
+// Two at a time on two cores by default (GEM_TS_TEST_JOBS=1 runs them one by one).
+const jobs = Number(process.env.GEM_TS_TEST_JOBS) || availableParallelism();
+console.log(`\n${suites.length} suites, ${jobs} at a time`);
+const results = await runSuites(suites, { jobs, logDir: reports });
+const failures = results.filter((r) => r.status !== 0).map((r) => r.name);
 
 const secs = (t) => `${Math.round((Date.now() - t) / 1000)} s`;
-console.log(`\n${timings.map(([n, t]) => `${n} ${t} s`).join(' · ')}`);
+console.log(`\n${results.map((r) => `${r.name} ${r.secs} s`).join(' · ')}`);
 const timing = `${secs(installed)} of tests after ${Math.round((installed - started) / 1000)} s of install checks`;
 if (failures.length) {
   for (const name of failures) for (const t of failedTests(name)) console.error(`  ✗ ${name}: ${t}`);

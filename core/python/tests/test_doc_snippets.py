@@ -14,8 +14,11 @@ plain text or a wire diagram has no language tag and is not code.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
+import shutil
 import subprocess
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -49,9 +52,26 @@ def _run(cmd: List[str], example: Example, cwd: Path) -> None:
         raise AssertionError(f"{example.path}:{example.line} exited {r.returncode}\n--- stdout\n{r.stdout[-4000:]}\n--- stderr\n{r.stderr[-4000:]}")
 
 
+BENCH_RESULTS = ROOT / "core" / "bench" / "results"
+
+
+@contextlib.contextmanager
+def _bench_results_kept() -> Iterator[None]:
+    """A block may run a benchmark (`npm run bench bm25`), which writes its figures over the committed
+    ones in core/bench/results: what was there is put back, so a test run never rewrites them."""
+    kept = {p: p.read_bytes() for p in BENCH_RESULTS.glob("*") if p.is_file()}
+    try:
+        yield
+    finally:
+        for p, data in kept.items():
+            if not p.exists() or p.read_bytes() != data:
+                p.write_bytes(data)
+
+
 class ShellBlockParser(CodeBlockParser):
     def evaluate(self, example: Example) -> None:
-        _run(["bash", "-euo", "pipefail", "-c", example.parsed], example, ROOT)
+        with _bench_results_kept():
+            _run(["bash", "-euo", "pipefail", "-c", example.parsed], example, ROOT)
 
 
 class TypeScriptBlockParser(CodeBlockParser):
@@ -134,13 +154,35 @@ def scripted_model() -> Iterator[type]:
     server.server_close()
 
 
+@contextlib.contextmanager
+def _fresh_eval_output(block: str) -> Iterator[None]:
+    """`gem-ts eval` writes to its --out folder (./eval-results by default; evaluate() to its outDir)
+    and a re-run resumes from it, so a block run a second time in one checkout would ask the model
+    nothing: the block starts without that folder, and what was there before (a developer's own
+    results) is put back after."""
+    cli = re.search(r"--out\s+(\S+)", block)
+    ts = re.search(r"outDir:\s*['\"]([^'\"]+)", block)  # TypeScript blocks run inside core/
+    results = ROOT / cli.group(1) if cli else ROOT / "core" / ts.group(1) if ts else ROOT / "eval-results"
+    aside = Path(tempfile.mkdtemp(prefix=".eval-results-", dir=ROOT)) / "kept"
+    if results.exists():
+        results.rename(aside)
+    try:
+        yield
+    finally:
+        shutil.rmtree(results, ignore_errors=True)
+        if aside.exists():
+            aside.rename(results)
+        shutil.rmtree(aside.parent, ignore_errors=True)
+
+
 @pytest.mark.timeout(BLOCK_TIMEOUT_S + 60)
 @pytest.mark.parametrize("example", EXAMPLES)
 def test_doc_block(example: Example, request: pytest.FixtureRequest) -> None:
     if MODEL_URL in str(example.parsed):
         model = request.getfixturevalue("scripted_model")
         before = model.requests
-        example.evaluate()
+        with _fresh_eval_output(str(example.parsed)):
+            example.evaluate()
         assert model.requests > before, "the block never asked the model"
         return
     example.evaluate()
