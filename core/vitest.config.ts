@@ -14,7 +14,7 @@ const INTEGRATION = [
   'test/server/datasetPaths.test.ts', // code envs: worker threads and the sandbox
   'test/cli/{package,serve,serveDataDir,doctor,eval,play,list}.test.ts', // npm pack, spawned CLIs, servers, sandbox probes
   'test/ui/{browser,bundle,uiCli}.test.ts', // Chromium, a vite build, spawned UI servers
-  'test/tools/python/**/*.test.ts', // the bubblewrap sandbox
+  'test/{sandbox,tools/python}/**/*.test.ts', // the bubblewrap sandbox and python_tool
   'test/tools/{mcp,registerToolWrappers}.test.ts', // MCP server processes, sandboxed tools
   'test/envs/code/**/*.test.ts', // graded in the sandbox
   'test/envs/reasoning/**/*.test.ts', // the ReasoningGym Python worker

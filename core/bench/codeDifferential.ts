@@ -18,7 +18,7 @@ import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { closeSharedSandbox } from '../src/tools/python/sandbox.ts';
+import { closeSharedSandbox } from '../src/sandbox/sandbox.ts';
 import { generateCodeCorpus, type CodeProblem, type CodeReply } from './codeDifferential/corpus.ts';
 import { CODE_DELIBERATE_DIFFERENCES, LOAD_DEPENDENT } from './codeDifferential/deliberate.ts';
 import { gemTsGrader, type OurVerdict } from './codeDifferential/gradeOurs.ts';

@@ -12,7 +12,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { Sandbox, type SandboxResult } from '../src/tools/python/sandbox.ts';
+import { Sandbox, type SandboxResult } from '../src/sandbox/sandbox.ts';
 
 const RUNS = Number(process.env.GEM_BENCH_RUNS ?? 300);
 const GAP_MS = 20;

@@ -27,9 +27,9 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { make } from '../src/index.ts';
-import { bwrapArgs, detectIsolation, findBwrap } from '../src/tools/python/isolation.ts';
-import { resolvePythonRuntime } from '../src/tools/python/pythonRuntime.ts';
-import { closeSharedSandbox, Sandbox, ZYGOTE_PATH } from '../src/tools/python/sandbox.ts';
+import { bwrapArgs, detectIsolation, findBwrap } from '../src/sandbox/isolation.ts';
+import { resolvePythonRuntime } from '../src/sandbox/pythonRuntime.ts';
+import { closeSharedSandbox, Sandbox, ZYGOTE_PATH } from '../src/sandbox/sandbox.ts';
 import { generateCodeCorpus } from './codeDifferential/corpus.ts';
 import { gemPeerPython } from './gemPeer.ts';
 

@@ -83,7 +83,7 @@ def test_the_wheel_is_platform_tagged_and_carries_the_compiled_server(wheel: Pat
     names = set(zipfile.ZipFile(wheel).namelist())
     server = "gem_ts/_server/node_modules/@gem-ts/core/"
     assert f"{server}bin/gem-ts.js" in names and f"{server}dist/cli/main.js" in names
-    assert f"{server}dist/tools/python/zygote.py" in names and f"{server}data/words/en.txt" in names
+    assert f"{server}dist/sandbox/zygote.py" in names and f"{server}data/words/en.txt" in names
     assert not any(n.startswith(f"{server}src/") for n in names)
     addons = [n for n in names if n.startswith("gem_ts/_server/node_modules/zeromq/build/") and n.endswith(".node")]
     assert addons and all(f"/build/{sys.platform}/" in n for n in addons), addons

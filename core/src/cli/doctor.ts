@@ -9,9 +9,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isGemError } from '../core/errors.ts';
-import { allowUnsandboxedFromEnv, detectIsolation, findBwrap } from '../tools/python/isolation.ts';
-import { defaultPythonCommand, resolvePythonRuntime } from '../tools/python/pythonRuntime.ts';
-import { Sandbox, ZYGOTE_PATH } from '../tools/python/sandbox.ts';
+import { allowUnsandboxedFromEnv, detectIsolation, findBwrap } from '../sandbox/isolation.ts';
+import { defaultPythonCommand, resolvePythonRuntime } from '../sandbox/pythonRuntime.ts';
+import { Sandbox, ZYGOTE_PATH } from '../sandbox/sandbox.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const CHECKOUT_VENV_PYTHON = `${ROOT}.venv/bin/python`;

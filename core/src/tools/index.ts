@@ -1,9 +1,9 @@
 /** Public surface of the tools: the Tool interfaces, the tool wrapper, and each tool. */
 export * from './tool.ts';
 export * from './toolEnvWrapper.ts';
-export { Sandbox, runSandboxed, getSharedSandbox, closeSharedSandbox, DEFAULT_LIMITS, type SandboxOptions, type SandboxLimits, type RunOptions, type SandboxResult, type KilledReason } from './python/sandbox.ts';
+export { Sandbox, runSandboxed, getSharedSandbox, closeSharedSandbox, DEFAULT_LIMITS, type SandboxOptions, type SandboxLimits, type RunOptions, type SandboxResult, type KilledReason } from '../sandbox/sandbox.ts';
 export { PythonCodeTool, PYTHON_TOOL_INSTRUCTIONS, type PythonCodeToolOptions } from './python/pythonCodeTool.ts';
-export { detectIsolation, findBwrap, type IsolationKind, type IsolationReport } from './python/isolation.ts';
+export { detectIsolation, findBwrap, type IsolationKind, type IsolationReport } from '../sandbox/isolation.ts';
 export { SearchTool, SEARCH_TOOL_INSTRUCTIONS, formatHits, type SearchToolOptions } from './search/searchTool.ts';
 export type { SearchBackend, SearchHit } from './search/searchBackend.ts';
 export { Bm25Index, DEFAULT_BM25, type Bm25Params, type ScoredDoc } from './search/bm25Index.ts';

@@ -14,7 +14,7 @@ import type { Env } from '../core/env.ts';
 import type { WrapperCatalog } from '../registry/wrapperCatalog.ts';
 import { leaseMcpTool } from './mcp/mcpTool.ts';
 import { PythonCodeTool } from './python/pythonCodeTool.ts';
-import { getSharedSandbox } from './python/sandbox.ts';
+import { getSharedSandbox } from '../sandbox/sandbox.ts';
 import { DEMO_SEARCH_CORPUS, getLocalSearch } from './search/localSearch.ts';
 import { RetrieverClient } from './search/retrieverClient.ts';
 import type { SearchBackend } from './search/searchBackend.ts';

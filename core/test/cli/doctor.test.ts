@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { collectReport, formatReport, run } from '../../src/cli/doctor.ts';
-import { bwrapWorks } from '../tools/python/sandboxSupport.ts';
+import { bwrapWorks } from '../sandbox/sandboxSupport.ts';
 
 afterEach(() => {
   vi.restoreAllMocks();

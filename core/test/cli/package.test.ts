@@ -45,7 +45,7 @@ describe('the @gem-ts/core tarball, installed in an empty folder', () => {
     const pkg = join(dir, 'node_modules/@gem-ts/core');
     expect(existsSync(join(pkg, 'dist/cli/main.js'))).toBe(true);
     expect(existsSync(join(pkg, 'dist/index.d.ts'))).toBe(true);
-    expect(existsSync(join(pkg, 'dist/tools/python/zygote.py'))).toBe(true);
+    expect(existsSync(join(pkg, 'dist/sandbox/zygote.py'))).toBe(true);
     expect(existsSync(join(pkg, 'dist/envs/reasoning/rgWorker.py'))).toBe(true);
     expect(existsSync(join(pkg, 'data/words'))).toBe(true);
     expect(existsSync(join(pkg, 'src'))).toBe(false);

@@ -3,11 +3,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import '../../src/envs/index.ts';
 import { make } from '../../src/registry/registry.ts';
 import { applyWrappers, listWrappers } from '../../src/envs/defaultWrappers.ts';
-import { closeSharedSandbox } from '../../src/tools/python/sandbox.ts';
+import { closeSharedSandbox } from '../../src/sandbox/sandbox.ts';
 import { DEMO_SEARCH_CORPUS } from '../../src/tools/search/localSearch.ts';
 import { PYTHON_TOOL_INSTRUCTIONS } from '../../src/tools/python/pythonCodeTool.ts';
 import { SEARCH_TOOL_INSTRUCTIONS } from '../../src/tools/search/searchTool.ts';
-import { bwrapWorks } from './python/sandboxSupport.ts';
+import { bwrapWorks } from '../sandbox/sandboxSupport.ts';
 
 const GAME = 'game:GuessTheNumber-v0-easy';
 const FIXTURE = fileURLToPath(new URL('./fixtures/mcpServer.ts', import.meta.url));

@@ -17,7 +17,7 @@ import { runTests, type RunProgram } from '../../data/graders/code/runTests.ts';
 import type { TaskDatasetEntry } from '../../data/taskCatalog.ts';
 import type { EnvRegistry } from '../../registry/registry.ts';
 import type { AttributeTable } from '../../core/envAttributes.ts';
-import { runSandboxed } from '../../tools/python/sandbox.ts';
+import { runSandboxed } from '../../sandbox/sandbox.ts';
 
 export const CODE_FORMAT_ERROR_REWARD = -0.1;
 

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { firstEndingMatch, type ParsedCall, type TextTool, type ToolOutput } from '../tool.ts';
-import { getSharedSandbox, type Sandbox } from './sandbox.ts';
+import { getSharedSandbox, type Sandbox } from '../../sandbox/sandbox.ts';
 
 export interface PythonCodeToolOptions {
   /** Seconds per run (GEM's default 5). */

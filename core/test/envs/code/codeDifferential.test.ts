@@ -11,8 +11,8 @@ import { generateCodeCorpus } from '../../../bench/codeDifferential/corpus.ts';
 import { CODE_DELIBERATE_DIFFERENCES, LOAD_DEPENDENT } from '../../../bench/codeDifferential/deliberate.ts';
 import { fixtureSubset, replyDigest } from '../../../bench/codeDifferential/fixture.ts';
 import { gradeWithGemTs, type OurVerdict } from '../../../bench/codeDifferential/gradeOurs.ts';
-import { closeSharedSandbox } from '../../../src/tools/python/sandbox.ts';
-import { bwrapWorks } from '../../tools/python/sandboxSupport.ts';
+import { closeSharedSandbox } from '../../../src/sandbox/sandbox.ts';
+import { bwrapWorks } from '../../sandbox/sandboxSupport.ts';
 
 interface FixtureReply {
   id: number;

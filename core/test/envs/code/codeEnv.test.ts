@@ -3,10 +3,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { TERMINAL_STATE, checkEnv, listEnvs, make } from '../../../src/index.ts';
 import { CodeEnv, CodeOptions } from '../../../src/envs/code/codeEnv.ts';
 import { lastCodeBlock, parseTestCases, selectTests } from '../../../src/data/graders/code/testCases.ts';
-import type { RunOptions, SandboxResult } from '../../../src/tools/python/sandbox.ts';
-import { closeSharedSandbox } from '../../../src/tools/python/sandbox.ts';
+import type { RunOptions, SandboxResult } from '../../../src/sandbox/sandbox.ts';
+import { closeSharedSandbox } from '../../../src/sandbox/sandbox.ts';
 import { TASK_DATASETS, sampleDatasetPath } from '../../../src/data/taskCatalog.ts';
-import { bwrapWorks } from '../../tools/python/sandboxSupport.ts';
+import { bwrapWorks } from '../../sandbox/sandboxSupport.ts';
 
 afterAll(() => closeSharedSandbox());
 

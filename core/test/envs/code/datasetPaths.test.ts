@@ -10,7 +10,7 @@ import { Table, Utf8, tableToIPC, vectorFromArray } from 'apache-arrow';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DatasetRegistry } from '../../../src/data/datasetRegistry.ts';
 import { defaultRegistry, makeVec } from '../../../src/index.ts';
-import { bwrapWorks } from '../../tools/python/sandboxSupport.ts';
+import { bwrapWorks } from '../../sandbox/sandboxSupport.ts';
 
 const rows = [
   { problem: 'Print a + b.', tests: JSON.stringify({ inputs: ['1 2\n', '10 -3\n'], outputs: ['3\n', '7\n'] }) },

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { PythonCodeTool } from '../../../src/tools/python/pythonCodeTool.ts';
-import { Sandbox } from '../../../src/tools/python/sandbox.ts';
+import { Sandbox } from '../../../src/sandbox/sandbox.ts';
 import { executeAction } from '../../../src/tools/tool.ts';
-import { bwrapWorks } from './sandboxSupport.ts';
+import { bwrapWorks } from '../../sandbox/sandboxSupport.ts';
 
 const FENCE = '```';
 

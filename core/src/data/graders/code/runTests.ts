@@ -9,7 +9,7 @@
  * a program that writes past that budget is stopped and fails with the reason said.
  */
 import { availableParallelism } from 'node:os';
-import { DEFAULT_LIMITS, MAX_STDOUT_BYTES, type RunOptions, type SandboxResult } from '../../../tools/python/sandbox.ts';
+import { DEFAULT_LIMITS, MAX_STDOUT_BYTES, type RunOptions, type SandboxResult } from '../../../sandbox/sandbox.ts';
 import { pyStrip } from '../qa/pythonText.ts';
 import type { TestCase } from './testCases.ts';
 

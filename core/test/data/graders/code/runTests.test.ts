@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runTests, stdoutBudget } from '../../../../src/data/graders/code/runTests.ts';
-import { DEFAULT_LIMITS, MAX_STDOUT_BYTES, type RunOptions, type SandboxResult } from '../../../../src/tools/python/sandbox.ts';
+import { DEFAULT_LIMITS, MAX_STDOUT_BYTES, type RunOptions, type SandboxResult } from '../../../../src/sandbox/sandbox.ts';
 
 const ok = (stdout: string): SandboxResult => ({ stdout, stderr: '', exitCode: 0, timedOut: false, truncated: false, wallMs: 1 });
 

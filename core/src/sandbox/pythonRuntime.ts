@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { GemError } from '../../core/errors.ts';
+import { GemError } from '../core/errors.ts';
 
 export interface PythonRuntime {
   /** The interpreter path to run (a venv's python keeps its site-packages). */

@@ -3,9 +3,9 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isRoot } from '../../../src/tools/python/isolation.ts';
-import { MAX_STDOUT_BYTES, Sandbox } from '../../../src/tools/python/sandbox.ts';
-import { GemError } from '../../../src/core/errors.ts';
+import { isRoot } from '../../src/sandbox/isolation.ts';
+import { MAX_STDOUT_BYTES, Sandbox } from '../../src/sandbox/sandbox.ts';
+import { GemError } from '../../src/core/errors.ts';
 import { bwrapWorks } from './sandboxSupport.ts';
 
 describe.skipIf(!bwrapWorks())('Sandbox (bubblewrap)', () => {
@@ -157,7 +157,7 @@ describe.skipIf(!bwrapWorks())('Sandbox (bubblewrap)', () => {
   });
 });
 
-const FIXTURE = fileURLToPath(new URL('../fixtures/unprivilegedSandbox.ts', import.meta.url));
+const FIXTURE = fileURLToPath(new URL('./fixtures/unprivilegedSandbox.ts', import.meta.url));
 const NOBODY = ['--reuid', '65534', '--regid', '65534', '--clear-groups'];
 // The unprivileged user must also be able to read this checkout (a `mktemp -d` clone is mode 0700).
 const canDropToNobody =

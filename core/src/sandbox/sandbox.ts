@@ -16,7 +16,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { GemError } from '../../core/errors.ts';
+import { GemError } from '../core/errors.ts';
 import {
   RUN_ID_BASE,
   RUN_IDS,

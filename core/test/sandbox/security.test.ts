@@ -7,11 +7,11 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Sandbox, type SandboxResult } from '../../../src/tools/python/sandbox.ts';
+import { Sandbox, type SandboxResult } from '../../src/sandbox/sandbox.ts';
 import { bwrapWorks } from './sandboxSupport.ts';
 
 const THIS_FILE = fileURLToPath(import.meta.url);
-const REPO_README = fileURLToPath(new URL('../../../../README.md', import.meta.url));
+const REPO_README = fileURLToPath(new URL('../../../README.md', import.meta.url));
 
 /** The processes a run can see, sorted by where they hang in the tree (see expectCleanNextRun). */
 const PROCESS_TREE = `import json, os

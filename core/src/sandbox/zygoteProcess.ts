@@ -4,7 +4,7 @@
  * marked dead so its pool starts another; nothing here throws for anything the code does.
  */
 import { PythonShell } from 'python-shell';
-import { GemError } from '../../core/errors.ts';
+import { GemError } from '../core/errors.ts';
 
 export interface ZygoteRequest {
   id: number;

@@ -1,7 +1,7 @@
 /** Whether bubblewrap works on this machine; tests that need it are skipped (and say so) when not. */
-import { detectIsolation, findBwrap } from '../../../src/tools/python/isolation.ts';
-import { resolvePythonRuntime } from '../../../src/tools/python/pythonRuntime.ts';
-import { ZYGOTE_PATH } from '../../../src/tools/python/sandbox.ts';
+import { detectIsolation, findBwrap } from '../../src/sandbox/isolation.ts';
+import { resolvePythonRuntime } from '../../src/sandbox/pythonRuntime.ts';
+import { ZYGOTE_PATH } from '../../src/sandbox/sandbox.ts';
 
 let cached: boolean | undefined;
 
