@@ -208,6 +208,15 @@ the pinned package there), else \`python3\`; without the package, the first rese
 says which kind each one is. \`gem-ts eval\` plays them by problem number (see
 [eval.md](eval.md)). All need data (see *Ids that need data*).`,
   },
+  openenv: {
+    title: 'OpenEnv servers',
+    intro: () => `Any OpenEnv server (pip \`openenv\` 0.10, or \`gem-ts serve --openenv\`) played as a gem-ts env over
+OpenEnv's WebSocket session protocol: \`make("openenv:Remote-v0", url="http://HOST:PORT")\`. The URL is
+an option because an env id cannot hold one; it needs a running server, so the id is not tried
+without one. Text actions are sent as \`{"message": text}\`; for an env with structured actions pass
+\`action_format="json"\` and write the action as a JSON object. See
+[interop.md](interop.md#an-openenv-server-as-a-gem-ts-env).`,
+  },
 };
 
 /** Families in page order; a family not listed here follows, by name, with a plain heading. */

@@ -10,6 +10,7 @@ import { registerGames } from './games/index.ts';
 import { registerLogicEnvs } from './logic/index.ts';
 import { registerMathEnvs } from './math/index.ts';
 import { registerMultiAgentGames } from './multi/index.ts';
+import { registerOpenEnv } from './openenv/index.ts';
 import { registerQaEnvs } from './qa/index.ts';
 import { registerReasoningGym } from './reasoning/index.ts';
 import { registerWebshop } from './webshop/index.ts';
@@ -24,4 +25,6 @@ export function registerBuiltinEnvs(registry: EnvRegistry): void {
   registerEvalSets(registry);
   registerMultiAgentGames(registry);
   registerWebshop(registry);
+  // Needs a server: its `url` option has no default (checkEnvAll skips it; test/envs/openenv plays it).
+  registerOpenEnv(registry);
 }

@@ -15,7 +15,7 @@ describe('builtinCatalog', () => {
     expect(envs.ids()).toEqual(defaultRegistry.ids().filter((id) => envs.has(id)));
     expect(envs.ids().length).toBeGreaterThan(150);
     const families = [...new Set(envs.ids().map((id) => id.split(':')[0]))];
-    expect(families).toEqual(['game', 'math', 'code', 'logic', 'qa', 'rg', 'eval', 'multi', 'webshop']);
+    expect(families).toEqual(['game', 'math', 'code', 'logic', 'qa', 'rg', 'eval', 'multi', 'webshop', 'openenv']);
     expect(envs.make('game:GuessTheNumber-v0-easy', { seed: 1 }).spec?.options.max_turns).toBe(4);
   });
 
