@@ -14,7 +14,9 @@ import { builtinCatalog } from '../../../src/envs/builtinCatalog.ts';
 import { OPENENV_ID } from '../../../src/envs/openenv/index.ts';
 import type { OpenEnvEnv } from '../../../src/envs/openenv/openEnvEnv.ts';
 import { sessionUrl } from '../../../src/envs/openenv/wire.ts';
+import { evaluate } from '../../../src/eval/evaluator.ts';
 import { OpenEnvServer } from '../../../src/server/openenv/openEnvServer.ts';
+import { binarySearchPolicy, startMockServer } from '../../eval/mockChatServer.ts';
 
 const GAME = 'game:GuessTheNumber-v0-easy';
 const catalog = builtinCatalog();
@@ -136,6 +138,21 @@ describe('openenv:Remote-v0 against gem-ts’s OpenEnv front door', () => {
     expect(Number.isFinite(total)).toBe(true);
     await vec.close();
     await direct.close();
+  });
+
+  it('gem-ts eval scores it as it scores the env played directly', async () => {
+    const model = await startMockServer({ policy: binarySearchPolicy });
+    try {
+      const common = { baseUrl: model.url, model: 'mock', retryBaseMs: 1, episodes: 4, seed: 0 };
+      const remote = await evaluate({ ...common, envIds: [OPENENV_ID], envOptions: { url: gameUrl } });
+      const direct = await evaluate({ ...common, envIds: [GAME] });
+      const strip = (m: (typeof remote.metrics)[number]) => ({ ...m, env_id: undefined });
+      expect(remote.errors).toEqual([]);
+      expect(remote.metrics.map(strip)).toEqual(direct.metrics.map(strip));
+      expect(remote.metrics[0]).toMatchObject({ episodes: 4, successes: 4 });
+    } finally {
+      await model.close();
+    }
   });
 
   it('sends JSON actions as the action object; text that is not one is a format error that ends the episode', async () => {
