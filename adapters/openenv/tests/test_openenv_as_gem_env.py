@@ -236,3 +236,14 @@ def test_errors_name_the_url(peers: Dict[str, str]) -> None:
     down.close()
     with pytest.raises(gem_ts.errors.InvalidOptionsError):
         gem_ts.make(REMOTE, url="ftp://nowhere")
+
+
+def test_a_full_openenv_server_refuses_the_session_as_limit_exceeded() -> None:
+    url = _serve(create_app(GuessGame, GuessAction, GuessObservation, env_name="guess_one", max_concurrent_envs=1))
+    first = gem_ts.make(REMOTE, url=url)
+    first.reset(seed=1)
+    second = gem_ts.make(REMOTE, url=url)
+    with pytest.raises(gem_ts.errors.LimitExceededError, match=re.escape(url) + ".*CAPACITY_REACHED"):
+        second.reset(seed=2)
+    first.close()
+    second.close()

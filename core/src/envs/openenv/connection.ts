@@ -57,6 +57,8 @@ export class OpenEnvConnection {
   private pinger?: NodeJS.Timeout;
   /** Why the socket is gone (set once it closes or fails). */
   private ended?: GemError;
+  /** An error frame that came with no request waiting for it. */
+  private unsolicited?: { message: string; code: string; [k: string]: unknown };
 
   constructor(private readonly opts: ConnectionOptions) {}
 
@@ -132,7 +134,8 @@ export class OpenEnvConnection {
       ws.on('close', (code, reason) => {
         clearTimeout(guard);
         const why = reason.length ? `${code} ${reason.toString().slice(0, 120)}` : String(code);
-        fail(new GemError('SERVER_UNAVAILABLE', `The OpenEnv server at ${url} closed the session (WebSocket close ${why}); reset to open a new one.`, { url, close_code: code }));
+        if (this.unsolicited) fail(remoteError(url, 'the session', this.unsolicited));
+        else fail(new GemError('SERVER_UNAVAILABLE', `The OpenEnv server at ${url} closed the session (WebSocket close ${why}); reset to open a new one.`, { url, close_code: code }));
       });
     });
   }
@@ -155,7 +158,17 @@ export class OpenEnvConnection {
 
   private onMessage(text: string): void {
     const p = this.pending.shift();
-    if (!p) return; // nothing asked: an unsolicited frame is ignored
+    if (!p) {
+      // Nothing asked: OpenEnv's server sends a refused session's error (CAPACITY_REACHED,
+      // FACTORY_ERROR) as soon as the socket opens, then closes it; the close reports it.
+      try {
+        const r = parseReply(text, this.opts.url);
+        if (r.type === 'error') this.unsolicited = r.data;
+      } catch {
+        // not OpenEnv's: the next request's reply will say so
+      }
+      return;
+    }
     clearTimeout(p.timer);
     try {
       p.resolve(parseReply(text, this.opts.url));

@@ -296,6 +296,18 @@ describe('openenv:Remote-v0 failures', () => {
     await env.close();
   });
 
+  it('a session refused as it opens (OpenEnv sends the error, then closes): that error, not a bare close', async () => {
+    const http: Server = createServer();
+    const wss = new WebSocketServer({ server: http, path: '/ws' });
+    wss.on('connection', (ws) => ws.send(JSON.stringify({ type: 'error', data: { message: 'Server at capacity (1/1)', code: 'CAPACITY_REACHED' } }), () => ws.close(1000)));
+    await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+    sockets.push({ close: () => new Promise<void>((r) => { wss.close(); http.close(() => r()); }) });
+    const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+    const e = await rejection(make(OPENENV_ID, { url }).reset());
+    expect(e.code).toBe('LIMIT_EXCEEDED');
+    expect(e.message).toContain('Server at capacity');
+  });
+
   it('OpenEnv error frames of another server map to gem-ts codes', async () => {
     const url = await fakeServer((ws, msg) => {
       if (msg.type === 'reset') ws.send(JSON.stringify({ type: 'observation', data: { observation: { board: [1, 2], metadata: { m: 1 } }, reward: null, done: false } }));
