@@ -9,10 +9,13 @@
  *   npx tsx core/bench/fairness.ts      (GEM_BENCH_SECONDS=15, GEM_BENCH_BIG_ENVS=100000; writes
  *                                        core/bench/results/fairness.json)
  *   GEM_BENCH_SERVER_BIN=/other/checkout/core/bin/gem-ts.js …  measures another build's server
+ *   GEM_BENCH_SERVER_NODE_ARGS='--trace-gc --cpu-prof' …  node flags for the server process
+ *   GEM_BENCH_SLOW_LOG=/tmp/slow.txt …  writes each small-tenant step over 10 ms (epoch ms at its end,
+ *                                        its duration), to line up with the server's own timestamps
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -27,6 +30,8 @@ const BIG = Number(process.env.GEM_BENCH_BIG_ENVS ?? 100_000);
 const SMALL = 4;
 const SELF = fileURLToPath(import.meta.url);
 const BIN = process.env.GEM_BENCH_SERVER_BIN ?? fileURLToPath(new URL('../bin/gem-ts.js', import.meta.url));
+const SERVER_NODE_ARGS = (process.env.GEM_BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+const SLOW_LOG = process.env.GEM_BENCH_SLOW_LOG;
 const ACTIONS = Array.from({ length: 10 }, (_, k) => `\\boxed{${k + 1}}`);
 
 /** Request/reply over one DEALER, one request at a time (what each tenant does). */
@@ -81,7 +86,7 @@ async function bigTenant(endpoint: string): Promise<void> {
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 
 /** The small tenant: 4-env inline steps back to back for `seconds`; latencies in ms. */
-async function smallSteps(c: Client, h: number, seconds: number): Promise<number[]> {
+async function smallSteps(c: Client, h: number, seconds: number, slow?: string[]): Promise<number[]> {
   const out: number[] = [];
   const end = performance.now() + seconds * 1000;
   let draw = 7;
@@ -90,8 +95,11 @@ async function smallSteps(c: Client, h: number, seconds: number): Promise<number
     const action = env_index.map(() => ACTIONS[(draw = (draw * 1103515245 + 12345) >>> 0) % 10]);
     const t0 = performance.now();
     await c.call({ op: 'step', handle: h, rows: { env_index, action } });
-    out.push(performance.now() - t0);
+    const ms = performance.now() - t0;
+    out.push(ms);
+    if (slow && ms > 10) slow.push(`SLOW ${(performance.timeOrigin + t0 + ms).toFixed(1)} ${ms.toFixed(1)}`);
   }
+  if (slow && SLOW_LOG) appendFileSync(SLOW_LOG, slow.join('\n') + (slow.length ? '\n' : ''));
   return out;
 }
 
@@ -117,7 +125,7 @@ function waitLine(child: ChildProcess, prefix: string, onOther?: (line: string) 
 
 async function main(): Promise<void> {
   const endpoint = `ipc://${join(tmpdir(), `gem-ts-fairness-${process.pid}-${randomBytes(3).toString('hex')}.sock`)}`;
-  const server = spawn(process.execPath, [BIN, 'serve', '--endpoint', endpoint, '--max-envs-per-handle', String(BIG)], {
+  const server = spawn(process.execPath, [...SERVER_NODE_ARGS, BIN, 'serve', '--endpoint', endpoint, '--max-envs-per-handle', String(BIG)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   await waitLine(server, 'GEM_TS_ENDPOINT=');
@@ -137,7 +145,7 @@ async function main(): Promise<void> {
     bigSteps.push(Number(ms));
     replyBytes = Number(bytes);
   });
-  const shared = summary(await smallSteps(small, h, SECONDS));
+  const shared = summary(await smallSteps(small, h, SECONDS, SLOW_LOG ? [] : undefined));
   big.kill('SIGTERM');
   small.close();
   server.kill('SIGTERM');

@@ -18,7 +18,7 @@ import type { Tenancy } from './tenancy.ts';
 import { describeBoundOptions } from '../data/datasetBinding.ts';
 import type { DataDirs } from '../data/dataDirs.ts';
 import { filesInFolder } from '../data/hfDiskLayout.ts';
-import { decodeStepRequest, decodeStepRequestSliced, encodeRows, encodeRowsSliced, tableToRows, type Rows } from './protocol/arrowCodec.ts';
+import { decodeStepRequest, decodeStepRequestSliced, encodeRows, RowsStream, tableToRows, type Rows } from './protocol/arrowCodec.ts';
 import { packHeader, type ParsedRequest } from './protocol/frames.ts';
 import type { EnvReturn, GetAttrRequest, MakeRequest, ReplyFormat, ResetRequest, SetAttrRequest, StepRequest } from './protocol/headers.ts';
 import { getEnvAttr, setEnvAttr } from '../core/envAttributes.ts';
@@ -26,6 +26,7 @@ import { rowsToInline } from './protocol/inlineRows.ts';
 import { PROTOCOL_VERSION, type ServerLimits } from './protocol/version.ts';
 import { makePool } from '../vector/makeVec.ts';
 import { SLICE_ABOVE, SLICE_ROWS } from '../vector/envPool.ts';
+import type { SliceSink } from '../vector/vectorEnvBase.ts';
 import { parseWrapperNames } from '../registry/wrapperStack.ts';
 
 export interface OpResult {
@@ -282,12 +283,27 @@ export class OpHandlers {
         // As for small bodies: a bad body is INVALID_BODY whatever the handle.
         return decoding.then(() => Promise.reject(e));
       }
-      return h.pool.stepInOrderWhenDecoded(decoding).then((rows) => this.rowsResult(rows, r.reply_format));
+      const stream = new RowsStream();
+      return h.pool
+        .stepInOrderWhenDecoded(decoding, this.encodeAsItRuns(stream, r.reply_format))
+        .then((rows) => this.rowsResult(rows, r.reply_format, stream));
     }
     // The message itself is checked before what it refers to: a bad body is INVALID_BODY on any handle.
     const { indices, actions } = r.rows ? { indices: r.rows.env_index, actions: r.rows.action } : decodeStepRequest(body!);
     const h = s.getHandle(r.handle);
-    return h.pool.stepInOrder(actions, indices).then((rows) => this.rowsResult(rows, r.reply_format));
+    if (indices.length <= SLICE_ABOVE) return h.pool.stepInOrder(actions, indices).then((rows) => this.rowsResult(rows, r.reply_format));
+    const stream = new RowsStream();
+    return h.pool.stepInOrder(actions, indices, this.encodeAsItRuns(stream, r.reply_format)).then((rows) => this.rowsResult(rows, r.reply_format, stream));
+  }
+
+  /**
+   * A huge step's reply, when it goes as Arrow, is encoded slice by slice as the step runs, so its rows
+   * die young (RowsStream); an inline reply needs them whole, after the step.
+   */
+  private encodeAsItRuns(stream: RowsStream, format: ReplyFormat | undefined): SliceSink {
+    return (rows, from, to) => {
+      if (!this.inlineReply(rows.observations.length, format)) stream.onSlice(rows, from, to);
+    };
   }
 
   /** A failure that is no GemError is a bug: logged with its stack, and INTERNAL on the wire. */
@@ -297,13 +313,19 @@ export class OpHandlers {
     return new GemError('INTERNAL', `Internal server error: ${e instanceof Error ? e.message : String(e)}`);
   }
 
-  /** Inline up to inline_max_rows; bigger replies are encoded in slices that yield between them. */
-  private rowsResult(rows: Rows, format: ReplyFormat | undefined): OpResult | Promise<OpResult> {
+  private inlineReply(n: number, format: ReplyFormat | undefined): boolean {
+    return format === 'inline' || ((format ?? 'auto') === 'auto' && n <= this.ctx.limits.inline_max_rows);
+  }
+
+  /**
+   * Inline up to inline_max_rows; bigger replies are encoded in slices that yield between them (by
+   * `stream`, which may have encoded the step's rows as they came).
+   */
+  private rowsResult(rows: Rows, format: ReplyFormat | undefined, stream?: RowsStream): OpResult | Promise<OpResult> {
     const n = rows.observations.length;
-    const inline = format === 'inline' || ((format ?? 'auto') === 'auto' && n <= this.ctx.limits.inline_max_rows);
-    if (inline) return { fields: { n, rows: rowsToInline(rows) } };
+    if (this.inlineReply(n, format)) return { fields: { n, rows: rowsToInline(rows) } };
     if (n <= SLICE_ABOVE) return { fields: { n }, body: encodeRows(rows) };
-    return encodeRowsSliced(rows, SLICE_ROWS).then((body) => ({ fields: { n }, body }));
+    return (stream ?? new RowsStream()).finish(rows, SLICE_ROWS).then((body) => ({ fields: { n }, body }));
   }
 
   /**

@@ -8,7 +8,7 @@ import type { Env } from '../core/env.ts';
 import type { EnvSpec } from '../core/spec.ts';
 import type { AutoresetMode, MakeVecOptions, VectorResetOptions, VectorResetResult, VectorStepResult } from '../vector/types.ts';
 import type { EnvRegistry } from '../registry/registry.ts';
-import type { EachRowSink } from '../vector/vectorEnvBase.ts';
+import type { EachRowSink, SliceSink } from '../vector/vectorEnvBase.ts';
 
 export interface ServedPool {
   readonly numEnvs: number;
@@ -18,9 +18,10 @@ export interface ServedPool {
   describe(index: number): string;
   /** Env i's spec, which never changes once made (read outside the queue for that reason). */
   envAt(index: number): { readonly spec?: EnvSpec };
-  stepInOrder(actions: string[], indices: number[]): Promise<VectorStepResult>;
-  /** A step whose body is still being decoded: it takes its place in the order now. */
-  stepInOrderWhenDecoded(batch: Promise<{ actions: string[]; indices: number[] }>): Promise<VectorStepResult>;
+  /** `onSlice` sees each slice's rows as soon as they are written, when the batch runs in slices (SliceSink). */
+  stepInOrder(actions: string[], indices: number[], onSlice?: SliceSink): Promise<VectorStepResult>;
+  /** A step whose body is still being decoded: it takes its place in the order now; `onSlice` as above. */
+  stepInOrderWhenDecoded(batch: Promise<{ actions: string[]; indices: number[] }>, onSlice?: SliceSink): Promise<VectorStepResult>;
   resetInOrder(opts?: VectorResetOptions): Promise<VectorResetResult>;
   /**
    * stepInOrder row by row, into the caller's columns: one row's failure is its own (EachRowSink).

@@ -19,7 +19,7 @@
 import type { Env, Info } from '../core/env.ts';
 import { EnvClosedError, GemError } from '../core/errors.ts';
 import type { EnvPoolLike, RecvOptions, VectorResetOptions, VectorResetResult, VectorStepResult } from './types.ts';
-import { combineFailures, emptyBatch, VectorEnvBase, type EachRowSink, type RowSink, type VectorEnvInit } from './vectorEnvBase.ts';
+import { combineFailures, emptyBatch, VectorEnvBase, type EachRowSink, type RowSink, type SliceSink, type VectorEnvInit } from './vectorEnvBase.ts';
 
 /**
  * Rows per slice of a huge batch: ~0.3–0.6 ms of GuessTheNumber steps or reply encoding on one core,
@@ -160,12 +160,12 @@ export class EnvPool extends VectorEnvBase implements EnvPoolLike {
   // ── in-order calls (the server's) ─────────────────────────────────────────────────────────────
 
   /** step() that waits for envs held by earlier calls instead of failing ALREADY_PENDING. */
-  stepInOrder(actions: string[], indices: number[]): Promise<VectorStepResult> {
+  stepInOrder(actions: string[], indices: number[], onSlice?: SliceSink): Promise<VectorStepResult> {
     try {
       const idx = this.stepIndices(actions, indices);
       return this.inOrder(idx, () => {
         this.checkReady(idx, actions);
-        return this.runStep(actions, idx);
+        return this.runStep(actions, idx, onSlice);
       });
     } catch (e) {
       return Promise.reject(e);
@@ -174,15 +174,16 @@ export class EnvPool extends VectorEnvBase implements EnvPoolLike {
 
   /**
    * stepInOrder for a batch still being decoded (a huge request body read in slices): it takes its
-   * place in the order now, as a whole-pool call, so no later call can overtake it.
+   * place in the order now, as a whole-pool call, so no later call can overtake it. `onSlice` sees
+   * each slice's rows as they are written, when the batch runs in slices.
    */
-  stepInOrderWhenDecoded(batch: Promise<{ actions: string[]; indices: number[] }>): Promise<VectorStepResult> {
+  stepInOrderWhenDecoded(batch: Promise<{ actions: string[]; indices: number[] }>, onSlice?: SliceSink): Promise<VectorStepResult> {
     batch.catch(() => undefined); // rejected through the call below, never unhandled
     return this.inOrder(null, async () => {
       const { actions, indices } = await batch;
       const idx = this.stepIndices(actions, indices);
       this.checkReady(idx, actions);
-      return this.runStep(actions, idx);
+      return this.runStep(actions, idx, onSlice);
     });
   }
 

@@ -52,6 +52,15 @@ interface PreparedBatch<T> {
 }
 
 /** A macrotask turn: lets pending I/O (other clients' messages) and timers run first. */
+/**
+ * Sees a batch's rows [from, to) right after a slice wrote them, before the batch goes on (called only
+ * for batches run in slices, in order, each row once). It may take the rows' strings and objects
+ * away (the server encodes them into its reply as the batch runs, so they die young instead of
+ * living, and being copied by the garbage collector, until the last slice); `rows` is the batch's
+ * result, whose row count and per-row numbers stay as written.
+ */
+export type SliceSink = (rows: VectorStepResult, from: number, to: number) => void;
+
 export function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
@@ -312,7 +321,11 @@ export abstract class VectorEnvBase implements VectorEnv {
    * batch never holds the loop (other clients of a server, timers) for longer than one slice. The
    * envs stay busy until the last slice; a close in between ends the batch with ENV_CLOSED.
    */
-  private async runRowsSliced(indices: readonly number[], inlineRow: (i: number, k: number) => void): Promise<void> {
+  private async runRowsSliced(
+    indices: readonly number[],
+    inlineRow: (i: number, k: number) => void,
+    onSlice?: (from: number, to: number) => void,
+  ): Promise<void> {
     const failures: GemError[] = [];
     for (const i of indices) this.busy[i] = 1;
     try {
@@ -329,6 +342,7 @@ export abstract class VectorEnvBase implements VectorEnv {
             failures.push(e as GemError);
           }
         }
+        onSlice?.(start, end);
       }
     } finally {
       for (const i of indices) this.busy[i] = 0;
@@ -399,8 +413,11 @@ export abstract class VectorEnvBase implements VectorEnv {
     }
   }
 
-  /** Steps a batch whose indices and readiness are checked; rows in the order of `idx`. */
-  protected runStep(actions: readonly string[], idx: readonly number[]): Promise<VectorStepResult> {
+  /**
+   * Steps a batch whose indices and readiness are checked; rows in the order of `idx`. `onSlice`, for
+   * a batch run in slices, sees each slice's rows as soon as they are written (see SliceSink).
+   */
+  protected runStep(actions: readonly string[], idx: readonly number[], onSlice?: SliceSink): Promise<VectorStepResult> {
     const out = emptyBatch(idx.length);
     out.indices = idx as number[];
     if (this.asyncEnvCount === 0 && idx.length <= this.sliceAbove) {
@@ -408,12 +425,12 @@ export abstract class VectorEnvBase implements VectorEnv {
       this.stepInline(actions, idx, out);
       return Promise.resolve(out);
     }
-    return this.runStepRows(actions, idx, out);
+    return this.runStepRows(actions, idx, out, onSlice);
   }
 
-  private runStepRows(actions: readonly string[], idx: readonly number[], out: VectorStepResult): Promise<VectorStepResult> {
+  private runStepRows(actions: readonly string[], idx: readonly number[], out: VectorStepResult, onSlice?: SliceSink): Promise<VectorStepResult> {
     const inlineRow = (i: number, k: number) => this.stepRowSync(i, actions[k], out, k);
-    if (this.asyncEnvCount === 0) return this.runRowsSliced(idx, inlineRow).then(() => out);
+    if (this.asyncEnvCount === 0) return this.runRowsSliced(idx, inlineRow, onSlice && ((from, to) => onSlice(out, from, to))).then(() => out);
     return this.runRowsAsync(idx, inlineRow, (i, k) => this.stepRowAsync(i, actions[k], out, k)).then(() => out);
   }
 

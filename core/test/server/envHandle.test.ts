@@ -7,6 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decodeRows, encodeStepRequest } from '../../src/server/protocol/arrowCodec.ts';
 import type { GemServer } from '../../src/server/server.ts';
 import { SLICE_ABOVE, SLICE_ROWS } from '../../src/vector/envPool.ts';
+import { makePool } from '../../src/vector/makeVec.ts';
+import type { SliceSink } from '../../src/vector/vectorEnvBase.ts';
 import { connect, startServer, type WireClient } from './wireClient.ts';
 
 const ID = 'game:GuessTheNumber-v0-easy';
@@ -76,6 +78,46 @@ describe('server handle', () => {
     // Decode, step and encode: 9 slices each with a turn of the event loop between them; without slicing the
     // small client gets at most the one step that was already queued.
     expect(smallDuringBig).toBeGreaterThanOrEqual(3);
+  });
+
+  it("a huge step's Arrow reply is encoded slice by slice as the step runs, an inline one after it", { timeout: 60_000 }, async () => {
+    // The pool the server makes, watched: after each slice, are the rows the batch holds still there?
+    const slices: { format: string; released: boolean }[] = [];
+    let format = '';
+    await server.close();
+    server = await startServer({
+      limits: { max_envs_per_handle: 20_000, max_message_bytes: 64 * 1024 * 1024 },
+      makePool: (ids, opts) => {
+        const pool = makePool(ids, opts);
+        const watch = (onSlice?: SliceSink): SliceSink => (rows, from, to) => {
+          onSlice?.(rows, from, to);
+          slices.push({ format, released: rows.observations.slice(from, to).every((o) => o === '') });
+        };
+        const [step, stepDecoding] = [pool.stepInOrder.bind(pool), pool.stepInOrderWhenDecoded.bind(pool)];
+        pool.stepInOrder = (actions, indices, onSlice) => step(actions, indices, watch(onSlice));
+        pool.stepInOrderWhenDecoded = (batch, onSlice) => stepDecoding(batch, watch(onSlice));
+        return pool;
+      },
+    });
+    const n = SLICE_ABOVE + 3 * SLICE_ROWS; // 7 slices
+    const c = client();
+    const h = (await c.ok({ op: 'make', env_ids: ID, num_envs: n })).header.handle;
+    await c.ok({ op: 'reset', handle: h, seed: 0 });
+    const indices = Array.from({ length: n }, (_, i) => i);
+    // A body over 64 KiB is decoded in slices too (stepInOrderWhenDecoded); a smaller one at once (stepInOrder).
+    const [big, small] = ['My answer, after some thought, is \\boxed{5}', '\\boxed{5}'].map((a) => encodeStepRequest({ indices, actions: new Array(n).fill(a) }));
+    expect([big.byteLength > 64 * 1024, small.byteLength > 64 * 1024]).toEqual([true, false]);
+    format = 'arrow';
+    const arrow = decodeRows((await c.ok({ op: 'step', handle: h, reply_format: 'arrow' }, big)).body!);
+    expect(decodeRows((await c.ok({ op: 'step', handle: h, reply_format: 'arrow' }, small)).body!).observations).toHaveLength(n);
+    format = 'inline';
+    const inline = (await c.ok({ op: 'step', handle: h, reply_format: 'inline' }, small)).header.rows;
+    // Encoded (and let go of) as each slice came; an inline reply keeps its rows for the header.
+    expect(slices.filter((x) => x.format === 'arrow')).toEqual(new Array(14).fill({ format: 'arrow', released: true }));
+    expect(slices.filter((x) => x.format === 'inline')).toEqual(new Array(7).fill({ format: 'inline', released: false }));
+    expect(arrow.observations).toHaveLength(n);
+    expect(arrow.observations.every((o) => o.length > 0)).toBe(true);
+    expect(inline.observation).toHaveLength(n);
   });
 
   it('spec of a handle reports the resolved options and the wrapper stack', async () => {

@@ -249,6 +249,29 @@ describe('EnvPool fairness: a huge batch runs in slices', () => {
     await Promise.all([big.close(), small.close()]);
   });
 
+  it("a step still being decoded shows each slice's rows to onSlice as soon as they are written", async () => {
+    const n = SLICE_ABOVE + 2 * SLICE_ROWS + 3; // 7 slices, the last one short
+    const pool = new EnvPool({ envs: Array.from({ length: n }, () => new CountingEnv(5)) });
+    await pool.reset();
+    const seen: [number, number][] = [];
+    let written = true;
+    let batch: unknown;
+    const rows = await pool.stepInOrderWhenDecoded(Promise.resolve({ actions: new Array(n).fill('b'), indices: Array.from({ length: n }, (_, i) => i) }), (r, from, to) => {
+      batch ??= r;
+      written &&= r === batch && r.observations.slice(from, to).every((o) => o === 'e1/t1/b');
+      seen.push([from, to]);
+    });
+    expect(rows).toBe(batch);
+    expect(written).toBe(true);
+    expect(seen.length).toBe(Math.ceil(n / SLICE_ROWS));
+    expect(seen.every(([from, to], k) => from === k * SLICE_ROWS && to === Math.min(n, from + SLICE_ROWS))).toBe(true);
+    // A batch small enough to run in one piece never calls it.
+    let calls = 0;
+    await pool.stepInOrderWhenDecoded(Promise.resolve({ actions: ['b'], indices: [0] }), () => calls++);
+    expect(calls).toBe(0);
+    await pool.close();
+  });
+
   it('a sync vector env never slices (its stepSync stays synchronous)', async () => {
     const { SyncVectorEnv } = await import('../../src/vector/syncVectorEnv.ts');
     const n = SLICE_ABOVE + 1;

@@ -10,9 +10,10 @@ import type { Info } from '../../core/env.ts';
 import { validateTable } from './arrowValidate.ts';
 import { verifyIpcStream } from './ipcVerifier.ts';
 import { FixedSchemaWriter, type ColumnBuffer } from './fixedSchemaWriter.ts';
+import { ScratchBytes } from './scratchBytes.ts';
 import { readStepRequest, readStepRequestSliced } from './stepRequestReader.ts';
 import type { VectorResetResult, VectorStepResult } from '../../vector/types.ts';
-import { yieldToEventLoop } from '../../vector/vectorEnvBase.ts';
+import { yieldToEventLoop, type SliceSink } from '../../vector/vectorEnvBase.ts';
 
 /** Step request body: which env (index within the handle) gets which action. */
 export const STEP_REQUEST_SCHEMA = new Schema([
@@ -52,14 +53,19 @@ const bytesOf = (a: ArrayBufferView) => new Uint8Array(a.buffer, a.byteOffset, a
  * UTF-8 byte count equals the character count every string is ASCII, the offsets are the running
  * character counts and the joined text itself is the data, written straight into the message (no
  * intermediate Buffer). Otherwise each string is encoded at its own offset. Any split into ranges
- * gives the same bytes.
+ * gives the same bytes. With `scratch`, every range's bytes are copied out of the JS heap at once,
+ * into reused off-heap chunks, so neither the joined text nor the rows' strings outlive the range
+ * (see RowsStream).
  */
 class Utf8Builder {
   readonly offsets: Int32Array;
   private readonly chunks: (string | Uint8Array)[] = [];
   private pos = 0;
 
-  constructor(private readonly values: readonly string[]) {
+  constructor(
+    private readonly values: readonly string[],
+    private readonly scratch?: ScratchBytes,
+  ) {
     this.offsets = new Int32Array(values.length + 1);
   }
 
@@ -70,9 +76,13 @@ class Utf8Builder {
     let pos = this.pos;
     if (byteLength === joined.length) {
       for (let i = from; i < to; i++) this.offsets[i + 1] = pos += values[i].length;
-      this.chunks.push(joined);
+      if (this.scratch) {
+        const bytes = this.scratch.take(byteLength);
+        bytes.write(joined, 0, byteLength, 'latin1');
+        this.chunks.push(bytesOf(bytes));
+      } else this.chunks.push(joined);
     } else {
-      const bytes = Buffer.allocUnsafe(byteLength);
+      const bytes = this.scratch ? this.scratch.take(byteLength) : Buffer.allocUnsafe(byteLength);
       let at = 0;
       for (let i = from; i < to; i++) {
         const w = bytes.write(values[i], at, 'utf8');
@@ -224,8 +234,11 @@ class RowsEncoder {
   private readonly observations: Utf8Builder;
   private readonly infos: InfoDictionary;
 
-  constructor(private readonly rows: Rows) {
-    this.observations = new Utf8Builder(rows.observations);
+  constructor(
+    private readonly rows: Rows,
+    scratch?: ScratchBytes,
+  ) {
+    this.observations = new Utf8Builder(rows.observations, scratch);
     this.infos = new InfoDictionary(rows.infos);
   }
 
@@ -234,7 +247,10 @@ class RowsEncoder {
     this.infos.add(from, to);
   }
 
-  finish(): Uint8Array {
+  /** The message: one piece, or (with `sliceBytes`) copied in parts with a yield between them. */
+  finish(): Uint8Array;
+  finish(sliceBytes: number): Promise<Uint8Array>;
+  finish(sliceBytes?: number): Uint8Array | Promise<Uint8Array> {
     const rows = this.rows;
     const n = rows.observations.length;
     // The index column is the one conversion of the row type: the vector layer's number[] to int32.
@@ -242,18 +258,17 @@ class RowsEncoder {
     const step = 'rewards' in rows ? rows : undefined;
     const rewards = step ? step.rewards : new Float64Array(n);
     const noFlags = new Uint8Array((n + 7) >> 3);
-    return rowsWriter.write(
-      n,
-      [
-        { length: n, buffers: [null, bytesOf(envIndex)] },
-        { length: n, buffers: [null, bytesOf(this.observations.offsets), this.observations.data()] },
-        { length: n, buffers: [null, bytesOf(rewards)] },
-        { length: n, buffers: [null, step ? boolBits(step.terminated) : noFlags] },
-        { length: n, buffers: [null, step ? boolBits(step.truncated) : noFlags] },
-        { length: n, buffers: [null, bytesOf(this.infos.indices)] },
-      ],
-      utf8Column(this.infos.texts),
-    );
+    const columns = [
+      { length: n, buffers: [null, bytesOf(envIndex)] },
+      { length: n, buffers: [null, bytesOf(this.observations.offsets), this.observations.data()] },
+      { length: n, buffers: [null, bytesOf(rewards)] },
+      { length: n, buffers: [null, step ? boolBits(step.terminated) : noFlags] },
+      { length: n, buffers: [null, step ? boolBits(step.truncated) : noFlags] },
+      { length: n, buffers: [null, bytesOf(this.infos.indices)] },
+    ];
+    const dictionary = utf8Column(this.infos.texts);
+    if (sliceBytes === undefined) return rowsWriter.write(n, columns, dictionary);
+    return rowsWriter.writeSliced(n, columns, dictionary, sliceBytes, yieldToEventLoop);
   }
 }
 
@@ -264,17 +279,77 @@ export function encodeRows(rows: Rows): Uint8Array {
 }
 
 /**
- * encodeRows in slices of `sliceRows` rows with a yield to the event loop between them, so encoding
- * a 100,000-row reply never holds other clients' requests for more than a slice. Same bytes.
+ * Bytes of a reply copied into its message per turn of the event loop (a few hundred µs of memcpy on a
+ * free core): a 30 MB reply otherwise holds the loop for ~10 ms, more on a busy machine.
  */
-export async function encodeRowsSliced(rows: Rows, sliceRows: number): Promise<Uint8Array> {
-  const e = new RowsEncoder(rows);
-  const n = rows.observations.length;
-  for (let from = 0; from < n; from += sliceRows) {
-    if (from > 0) await yieldToEventLoop();
-    e.add(from, Math.min(n, from + sliceRows));
+export const COPY_SLICE_BYTES = 1 << 20;
+
+/**
+ * encodeRows in slices of `sliceRows` rows with a yield to the event loop between them, so encoding
+ * a 100,000-row reply never holds other clients' requests for more than a slice; the rows are then
+ * copied into the message COPY_SLICE_BYTES at a time. Same bytes.
+ */
+export function encodeRowsSliced(rows: Rows, sliceRows: number): Promise<Uint8Array> {
+  return new RowsStream().finish(rows, sliceRows);
+}
+
+/** What stands in for a row's info once it is encoded. */
+const RELEASED_INFO: Info = Object.freeze({}) as Info;
+
+/**
+ * A reply body encoded while its step runs: `onSlice` (the vector layer's SliceSink) encodes each
+ * slice's rows as soon as they are written, and then drops the batch's references to their
+ * observation strings and infos, copied off the JS heap (into reused scratch chunks) by then. The
+ * rows of a huge step so die young instead of living until the last slice: the garbage collector's
+ * young-generation scavenges then find almost nothing alive to copy, and nothing is promoted to the
+ * old generation (measured in docs/performance.md, fairness). `finish` encodes whatever rows
+ * `onSlice` did not see (all of them when the batch did not run in slices) and builds the message,
+ * copying it in COPY_SLICE_BYTES parts.
+ */
+export class RowsStream {
+  private encoder?: RowsEncoder;
+  private rows?: Rows;
+  private readonly scratch = new ScratchBytes();
+  private encoded = 0;
+  /** Slices encoded as the step ran (tests count them). */
+  slicesSeen = 0;
+
+  readonly onSlice: SliceSink = (rows, from, to) => {
+    if (this.rows === undefined) {
+      this.rows = rows;
+      this.encoder = new RowsEncoder(rows, this.scratch);
+    }
+    if (rows !== this.rows || from !== this.encoded) return; // not the next rows of this batch: left to finish()
+    this.encoder!.add(from, to);
+    const { observations, infos } = rows;
+    for (let k = from; k < to; k++) {
+      observations[k] = '';
+      infos[k] = RELEASED_INFO;
+    }
+    this.encoded = to;
+    this.slicesSeen++;
+  };
+
+  async finish(rows: Rows, sliceRows: number): Promise<Uint8Array> {
+    if (this.rows !== rows) {
+      this.rows = rows;
+      this.encoder = new RowsEncoder(rows, this.scratch);
+      this.encoded = 0;
+    }
+    const n = rows.observations.length;
+    for (let from = this.encoded; from < n; from += sliceRows) {
+      if (from > this.encoded) await yieldToEventLoop();
+      this.encoder!.add(from, Math.min(n, from + sliceRows));
+    }
+    this.encoded = n;
+    let out: Uint8Array;
+    try {
+      out = await this.encoder!.finish(COPY_SLICE_BYTES);
+    } finally {
+      this.scratch.release();
+    }
+    return out;
   }
-  return e.finish();
 }
 
 /**

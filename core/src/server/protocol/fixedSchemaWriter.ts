@@ -75,15 +75,26 @@ function layout(columns: ColumnBuffers): { nodes: FieldNode[]; regions: BufferRe
   return { nodes, regions, bodyLength: offset };
 }
 
-function writeBody(out: Buffer, pos: number, columns: ColumnBuffers): number {
+/**
+ * Copies the columns' buffers into `out` from `pos`, yielding (the position reached) each time at
+ * least `sliceBytes` have been copied since the last yield; returns the end position.
+ */
+function* writeBody(out: Buffer, pos: number, columns: ColumnBuffers, sliceBytes: number): Generator<number, number> {
+  let since = 0;
   for (const col of columns) {
     for (const b of col.buffers) {
       const len = byteLength(b);
       if (len === 0) continue;
-      if (Array.isArray(b)) {
-        let at = pos;
-        for (const part of b) at = writePart(out, at, part);
-      } else writePart(out, pos, b!);
+      const parts = Array.isArray(b) ? b : [b!];
+      let at = pos;
+      for (const part of parts) {
+        at = writePart(out, at, part);
+        since += partLength(part);
+        if (since >= sliceBytes) {
+          since = 0;
+          yield at;
+        }
+      }
       const end = pos + pad8(len);
       out.fill(0, pos + len, end);
       pos = end;
@@ -103,6 +114,33 @@ export class FixedSchemaWriter {
    * One stream: schema, an optional dictionary batch (id 0, one Utf8 column), one record batch, EOS.
    */
   write(length: number, columns: ColumnBuffers, dictionary?: ColumnBuffers[number]): Uint8Array {
+    const steps = this.steps(length, columns, dictionary, Infinity);
+    for (;;) {
+      const r = steps.next();
+      if (r.done) return r.value;
+    }
+  }
+
+  /**
+   * write() that awaits `pause()` each time about `sliceBytes` of column data have been copied, so
+   * copying a reply of tens of MB into its message never holds the event loop in one piece. Same bytes.
+   */
+  async writeSliced(
+    length: number,
+    columns: ColumnBuffers,
+    dictionary: ColumnBuffers[number] | undefined,
+    sliceBytes: number,
+    pause: () => Promise<void>,
+  ): Promise<Uint8Array> {
+    const steps = this.steps(length, columns, dictionary, sliceBytes);
+    for (;;) {
+      const r = steps.next();
+      if (r.done) return r.value;
+      await pause();
+    }
+  }
+
+  private *steps(length: number, columns: ColumnBuffers, dictionary: ColumnBuffers[number] | undefined, sliceBytes: number): Generator<number, Uint8Array> {
     const batch = layout(columns);
     const batchMeta = Message.encode(
       Message.from(new RecordBatchMeta(length, batch.nodes, batch.regions, null), batch.bodyLength) as Message<MessageHeader.RecordBatch>,
@@ -124,10 +162,10 @@ export class FixedSchemaWriter {
     let pos = writeFramed(out, 0, this.schemaMessage);
     if (dictMeta) {
       pos = writeFramed(out, pos, dictMeta);
-      pos = writeBody(out, pos, [dictionary!]);
+      pos = yield* writeBody(out, pos, [dictionary!], sliceBytes);
     }
     pos = writeFramed(out, pos, batchMeta);
-    pos = writeBody(out, pos, columns);
+    pos = yield* writeBody(out, pos, columns, sliceBytes);
     out.writeUInt32LE(CONTINUATION, pos);
     out.writeInt32LE(0, pos + 4);
     return new Uint8Array(out.buffer, out.byteOffset, total);

@@ -7,8 +7,10 @@ import {
   encodeRows,
   encodeRowsSliced,
   encodeStepRequest,
+  RowsStream,
   tableToRows,
 } from '../../../src/server/protocol/arrowCodec.ts';
+import { idleScratchChunks, scratchCounters } from '../../../src/server/protocol/scratchBytes.ts';
 
 describe('step request codec', () => {
   it('round-trips indices and non-ASCII actions', () => {
@@ -166,6 +168,18 @@ describe('step request reader (lean path)', () => {
   });
 });
 
+/** Counts turns of the event loop until stopped: other clients' chances to be served. */
+function countTurns(): { stop: () => number } {
+  let turns = 0;
+  let on = true;
+  const tick = () => {
+    turns++;
+    if (on) setImmediate(tick);
+  };
+  setImmediate(tick);
+  return { stop: () => ((on = false), turns) };
+}
+
 describe('sliced reply encoding (fairness)', () => {
   it('gives the same bytes as one pass, and yields to the event loop between slices', async () => {
     const n = 1000;
@@ -179,17 +193,10 @@ describe('sliced reply encoding (fairness)', () => {
       truncated: Array.from({ length: n }, (_, i) => i % 7 === 0),
       infos: Array.from({ length: n }, (_, i) => (i % 4 === 0 ? { ...end } : { suffix: `s${i % 3}` })),
     };
-    let turns = 0;
-    let counting = true;
-    const tick = () => {
-      turns++;
-      if (counting) setImmediate(tick);
-    };
-    setImmediate(tick);
+    const turns = countTurns();
     const sliced = await encodeRowsSliced(rows, 64);
-    counting = false;
+    expect(turns.stop()).toBeGreaterThanOrEqual(10); // 16 slices: other work ran in between
     expect(Buffer.from(sliced).equals(Buffer.from(encodeRows(rows)))).toBe(true);
-    expect(turns).toBeGreaterThanOrEqual(10); // 16 slices: other work ran in between
     const back = decodeRows(sliced);
     expect(back.indices).toEqual(rows.indices);
     expect(back.observations).toEqual(rows.observations);
@@ -210,5 +217,59 @@ describe('sliced step request decoding (fairness)', () => {
     const sliced = await decodeStepRequestSliced(two, 13);
     expect(sliced).toEqual(decodeStepRequest(two));
     expect(sliced.indices).toHaveLength(200);
+  });
+});
+
+describe('a reply encoded while its step runs (fairness: the rows die young)', () => {
+  const makeRows = (n: number, obsBytes = 20) => ({
+    indices: Array.from({ length: n }, (_, i) => i),
+    observations: Array.from({ length: n }, (_, i) => (i % 5 === 1 ? `zahl ${i} ✓ ` : `turn ${i} `).padEnd(obsBytes, '.')),
+    rewards: Float64Array.from({ length: n }, (_, i) => i / 4),
+    terminated: Array.from({ length: n }, (_, i) => i % 3 === 0),
+    truncated: Array.from({ length: n }, () => false),
+    infos: Array.from({ length: n }, (_, i) => (i % 4 === 0 ? { suffix: 'a', final_obs: `o${i % 2}`, final_info: { suffix: 'b' } } : { suffix: 's' })),
+  });
+
+  it("encodes each slice when it comes, lets go of its strings and infos, and gives encodeRows' bytes", async () => {
+    const rows = makeRows(1000);
+    const expected = Buffer.from(encodeRows(makeRows(1000)));
+    const stream = new RowsStream();
+    for (let from = 0; from < 768; from += 256) stream.onSlice(rows, from, from + 256);
+    expect(stream.slicesSeen).toBe(3);
+    // Encoded rows are no longer held by the batch; the rest (the step ended) is encoded by finish.
+    expect(rows.observations.slice(0, 768).every((o) => o === '')).toBe(true);
+    expect(rows.infos.slice(0, 768).every((o) => Object.keys(o).length === 0)).toBe(true);
+    expect(rows.observations[768]).not.toBe('');
+    const body = await stream.finish(rows, 64);
+    expect(Buffer.from(body).equals(expected)).toBe(true);
+    // Slices out of order are left to finish, which then encodes the whole batch itself.
+    const other = makeRows(600);
+    const late = new RowsStream();
+    late.onSlice(other, 256, 512);
+    expect(late.slicesSeen).toBe(0);
+    expect(Buffer.from(await late.finish(other, 256)).equals(Buffer.from(encodeRows(makeRows(600))))).toBe(true);
+  });
+
+  it('copies a reply of several MB into its message in parts, yielding to the event loop between them', async () => {
+    const n = 2000;
+    const rows = makeRows(n, 2500); // ~5 MB of observations
+    const expected = Buffer.from(encodeRows(makeRows(n, 2500)));
+    const stream = new RowsStream();
+    // Every row already encoded, as the step ran: what is left is the copy into the message.
+    for (let from = 0; from < n; from += 250) stream.onSlice(rows, from, from + 250);
+    const turns = countTurns();
+    const body = await stream.finish(rows, n);
+    expect(turns.stop()).toBeGreaterThanOrEqual(3); // ~1 MiB parts: other work ran in between
+    expect(Buffer.from(body).equals(expected)).toBe(true);
+  });
+
+  it("reuses the off-heap scratch of one reply's text for the next", async () => {
+    await encodeRowsSliced(makeRows(3000, 1000), 256); // ~3 MB of text
+    expect(idleScratchChunks()).toBeGreaterThanOrEqual(2);
+    const before = { ...scratchCounters };
+    const body = await encodeRowsSliced(makeRows(3000, 1000), 256);
+    expect(scratchCounters.allocated).toBe(before.allocated);
+    expect(scratchCounters.reused).toBeGreaterThan(before.reused);
+    expect(decodeRows(body).observations).toEqual(makeRows(3000, 1000).observations);
   });
 });
