@@ -31,12 +31,13 @@ function withNewline(text: string): string {
   return text && !text.endsWith('\n') ? text + '\n' : text;
 }
 
-function frame(info: Info, body: string): string {
+/** `endsLine`: the caller knows `body` is '' or newline-terminated (then it is not read at all). */
+function frame(info: Info, body: string, endsLine = false): string {
   const prefix = typeof info.prefix === 'string' ? info.prefix : '';
   const suffix = typeof info.suffix === 'string' ? info.suffix : '';
   // A suffix is its own line: a chat turn's body is not newline-terminated, and "…\boxed{}.Enter your
   // next guess." reads as one sentence.
-  return prefix + (suffix ? withNewline(body) : body) + suffix;
+  return prefix + (suffix && !endsLine ? withNewline(body) : body) + suffix;
 }
 
 /** The turns kept one by one, for the modes that need more than the running text. */
@@ -122,7 +123,9 @@ export class HistoryObservation extends HookWrapper {
   }
 
   private compose(info: Info): string {
-    return this.options.mode === 'concat_chat' ? this.renderChat(info) : frame(info, this.body);
+    // The text modes' body is '' or newline-terminated by construction; reading its last character
+    // would flatten the rope it is kept as, a copy of the whole history on every step.
+    return this.options.mode === 'concat_chat' ? this.renderChat(info) : frame(info, this.body, true);
   }
 
   /** obs₀ obs₁ … (concat) or obs₀ act₀ obs₁ … obsₙ (with actions), each newline-terminated. */
