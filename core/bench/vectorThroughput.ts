@@ -17,7 +17,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { Env } from '../src/core/env.ts';
-import { make } from '../src/registry/registry.ts';
+import { make } from '../src/envs/defaultRegistry.ts';
 import { makeVec } from '../src/vector/makeVec.ts';
 import type { EnvPoolLike, VectorEnv, VectorMode } from '../src/vector/types.ts';
 import '../src/envs/index.ts';

@@ -7,6 +7,7 @@ export * from './core/baseEnv.ts';
 export * from './core/wrapper.ts';
 export * from './core/checkEnv.ts';
 export * from './registry/registry.ts';
+export * from './envs/defaultRegistry.ts';
 export * from './registry/envId.ts';
 export * from './registry/variants.ts';
 export * from './wrappers/index.ts';

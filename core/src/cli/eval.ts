@@ -9,7 +9,7 @@ import { evaluate, type EvalOptions } from '../eval/evaluator.ts';
 import { progressReporter } from '../eval/progress.ts';
 import { EVAL_MODES, type EvalMode } from '../eval/transcript.ts';
 import { PROMPT_TEMPLATES } from '../data/datasetOptions.ts';
-import { resolveOptions } from '../registry/registry.ts';
+import { resolveOptions } from '../envs/defaultRegistry.ts';
 
 const USAGE = `usage: gem-ts eval --base-url URL --model NAME --env ID[,ID...] [options]
 

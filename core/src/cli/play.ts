@@ -9,7 +9,7 @@ import { createInterface } from 'node:readline';
 import { isGemError } from '../core/errors.ts';
 import { inLanguage } from '../core/codeHint.ts';
 import type { Env, Info } from '../core/env.ts';
-import { make } from '../registry/registry.ts';
+import { make } from '../envs/defaultRegistry.ts';
 import '../envs/index.ts';
 
 const USAGE = 'usage: gem-ts play <id> [--seed N] [--option key=value]...';

@@ -5,7 +5,7 @@
  */
 import type { Env } from '../core/env.ts';
 import type { EnvSpec } from '../core/spec.ts';
-import { make as registryMake } from '../registry/registry.ts';
+import { make as registryMake } from './defaultRegistry.ts';
 import type { WrapperCatalog } from '../registry/wrapperCatalog.ts';
 import type { WrapperDefinition } from '../registry/wrapperKinds.ts';
 import { makeFromSpec as makeFromSpecWith, type PreparedWrappers, type WrapperNames, type WrapperOptions } from '../registry/wrapperStack.ts';

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import type { Env, ResetOptions } from '../core/env.ts';
 import { DatasetEnv } from '../data/datasetEnv.ts';
 import { GemError, isGemError } from '../core/errors.ts';
-import { make } from '../registry/registry.ts';
+import { make } from '../envs/defaultRegistry.ts';
 import { parseWrapperNames } from '../registry/wrapperStack.ts';
 import { getWrapperDefinition, prepareWrappers } from '../envs/defaultWrappers.ts';
 import '../envs/index.ts';

@@ -10,16 +10,15 @@
  * tables): `resolveOptions` binds a dataset option to those rows in the calling thread, so worker
  * threads, which never see the registry, get the data itself (data/datasetBinding.ts).
  *
- * `defaultRegistry` is the process's catalog, the library edge: envs/index.ts fills it with the
- * built-in envs once, and in-process TypeScript code registers into it through the module-level
- * `register`. Servers and the CLI use their own registries (envs/builtinCatalog.ts).
+ * The process's own registry and the module-level `make`, `register`, … on it are the library edge,
+ * in envs/defaultRegistry.ts. Servers and the CLI use their own registries (envs/builtinCatalog.ts).
  */
 import { GemError, UnknownEnvError } from '../core/errors.ts';
 import type { Env } from '../core/env.ts';
 import { enforceOrder } from '../core/orderEnforcing.ts';
 import type { EnvRegistration, EnvSpec } from '../core/spec.ts';
 import type { DataDirs } from '../data/dataDirs.ts';
-import { defaultDatasets, type DatasetLookup } from '../data/datasetRegistry.ts';
+import type { DatasetLookup } from '../data/datasetRegistry.ts';
 import { closestIds, parseEnvId } from './envId.ts';
 import { normaliseKeys, validateOptions } from './options.ts';
 
@@ -175,40 +174,4 @@ export function createEnv<Obs = string, Act = string>({ reg, spec }: Pick<Resolv
   const env = reg.create(spec.options, spec, seed);
   if (!env.spec) (env as { spec?: EnvSpec }).spec = spec;
   return enforceOrder(env as Env<Obs, Act>);
-}
-
-/** The process's catalog: built-in envs and what in-process TypeScript code registers. */
-export const defaultRegistry = new EnvRegistry({ datasets: defaultDatasets, label: 'built-in catalog' });
-
-// ── The library edge: module-level functions on the default registry ─────────────────────────────
-
-export function register<O extends Record<string, unknown>>(reg: EnvRegistration<O>): void {
-  defaultRegistry.register(reg);
-}
-
-/** Removes an id (for tests). */
-export function unregister(id: string): boolean {
-  return defaultRegistry.unregister(id);
-}
-
-export function isRegistered(id: string): boolean {
-  return defaultRegistry.has(id);
-}
-
-export function getRegistration(id: string): EnvRegistration<any> {
-  return defaultRegistry.get(id);
-}
-
-/** Registered ids in registration order; `filter` keeps ids containing it (case-insensitive). */
-export function listEnvs(filter?: string): string[] {
-  return defaultRegistry.list(filter);
-}
-
-export function resolveOptions(id: string, options: Record<string, unknown> = {}): ResolvedOptions {
-  return defaultRegistry.resolveOptions(id, options);
-}
-
-/** Build an env by id from the default registry. */
-export function make<Obs = string, Act = string>(id: string, options: Record<string, unknown> = {}): Env<Obs, Act> {
-  return defaultRegistry.make<Obs, Act>(id, options);
 }

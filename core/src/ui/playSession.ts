@@ -12,7 +12,7 @@ import { ChatClient, type ChatMessage, type ChatReply, type SamplingOptions } fr
 import { runEpisode } from '../eval/runEpisode.ts';
 import type { EpisodeRecord } from '../eval/transcript.ts';
 import type { PlayState } from './apiTypes.ts';
-import { make } from '../registry/registry.ts';
+import { make } from '../envs/defaultRegistry.ts';
 import '../envs/index.ts';
 
 export interface PlayRequest {

@@ -22,7 +22,7 @@ import { dirname, extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TRANSCRIPT_VERSION } from '../eval/transcript.ts';
 import { TRANSCRIPT_FILE, TranscriptWriter } from '../eval/transcriptStore.ts';
-import { listEnvs } from '../registry/registry.ts';
+import { listEnvs } from '../envs/defaultRegistry.ts';
 import { loadChatTemplates } from './chatTemplates.ts';
 import { compareRuns } from './compareRuns.ts';
 import { envRows, queryFromParams, selectEpisodes } from './episodeTable.ts';

@@ -5,7 +5,7 @@
 import { parentPort } from 'node:worker_threads';
 import type { Env } from '../core/env.ts';
 import { GemError, isGemError } from '../core/errors.ts';
-import { isRegistered, make } from '../registry/registry.ts';
+import { isRegistered, make } from '../envs/defaultRegistry.ts';
 import { getEnvAttr, setEnvAttr } from '../core/envAttributes.ts';
 import type { WorkerReply, WorkerRequest } from './workerProtocol.ts';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { getEnvAttr, listEnvAttrs, optionAttributes, setEnvAttr, type AttributeTable } from '../../src/core/envAttributes.ts';
 import { GemError } from '../../src/core/errors.ts';
-import { make } from '../../src/registry/registry.ts';
+import { make } from '../../src/envs/defaultRegistry.ts';
 import '../../src/envs/index.ts';
 
 async function code(p: Promise<unknown>): Promise<string> {

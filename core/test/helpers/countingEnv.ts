@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { BaseEnv } from '../../src/core/baseEnv.ts';
 import type { Env, ResetOptions, ResetResult, SpawnOptions, StepResult } from '../../src/core/env.ts';
 import { Wrapper } from '../../src/core/wrapper.ts';
-import { isRegistered, register } from '../../src/registry/registry.ts';
+import { isRegistered, register } from '../../src/envs/defaultRegistry.ts';
 
 interface CountingState {
   episode: number;

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkEnv } from '../../src/core/checkEnv.ts';
 import type { Env } from '../../src/core/env.ts';
-import { make } from '../../src/registry/registry.ts';
+import { make } from '../../src/envs/defaultRegistry.ts';
 import { builtinWrappers } from '../../src/envs/builtinCatalog.ts';
 import type { WrapperDefinition } from '../../src/registry/wrapperKinds.ts';
 import { parseWrapperNames, type WrapperNames, type WrapperOptions } from '../../src/registry/wrapperStack.ts';

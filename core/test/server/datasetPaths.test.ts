@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tableFromArrays, tableToIPC } from 'apache-arrow';
 import { DataDirs } from '../../src/data/dataDirs.ts';
-import { defaultRegistry } from '../../src/registry/registry.ts';
+import { defaultRegistry } from '../../src/envs/defaultRegistry.ts';
 import type { GemServer } from '../../src/server/server.ts';
 import { connect, startServer, type WireClient } from './wireClient.ts';
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tableFromArrays, tableToIPC } from 'apache-arrow';
 import { DataDirs } from '../../src/data/dataDirs.ts';
-import { defaultRegistry } from '../../src/registry/registry.ts';
+import { defaultRegistry } from '../../src/envs/defaultRegistry.ts';
 import { packHeader } from '../../src/server/protocol/frames.ts';
 import type { GemServer } from '../../src/server/server.ts';
 import { startServer, TestScope, type TestServerOptions } from './wireClient.ts';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataDirs } from '../../src/data/dataDirs.ts';
-import { defaultRegistry } from '../../src/registry/registry.ts';
+import { defaultRegistry } from '../../src/envs/defaultRegistry.ts';
 import type { GemServer } from '../../src/server/server.ts';
 import { connect, startServer, type WireClient } from './wireClient.ts';
 

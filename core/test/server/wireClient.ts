@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Dealer } from 'zeromq';
 import '../../src/envs/index.ts';
-import { defaultRegistry } from '../../src/registry/registry.ts';
+import { defaultRegistry } from '../../src/envs/defaultRegistry.ts';
 import { GemServer, type ServerOptions } from '../../src/server/server.ts';
 import { InMemoryTransport, type InMemoryPeer } from '../../src/server/inMemoryTransport.ts';
 import { ZmqRouterTransport } from '../../src/server/zmqRouterTransport.ts';

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodeRows, encodeStepRequest } from '../../src/server/protocol/arrowCodec.ts';
-import { defaultRegistry } from '../../src/registry/registry.ts';
+import { defaultRegistry } from '../../src/envs/defaultRegistry.ts';
 import { GemServer } from '../../src/server/server.ts';
 import { ZmqRouterTransport } from '../../src/server/zmqRouterTransport.ts';
 import { startSocketServer, uniqueIpc, WireClient } from './wireClient.ts';

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import '../../src/envs/index.ts';
-import { make } from '../../src/registry/registry.ts';
+import { make } from '../../src/envs/defaultRegistry.ts';
 import { applyWrappers, listWrappers } from '../../src/envs/defaultWrappers.ts';
 import { closeSharedSandbox } from '../../src/sandbox/sandbox.ts';
 import { DEMO_SEARCH_CORPUS } from '../../src/tools/search/localSearch.ts';

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Info } from '../../src/core/env.ts';
-import { make } from '../../src/registry/registry.ts';
+import { make } from '../../src/envs/defaultRegistry.ts';
 import '../../src/envs/index.ts';
 import { findGrids, type Grid } from '../../ui/src/textGrid.ts';
 

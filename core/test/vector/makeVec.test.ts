@@ -1,6 +1,6 @@
 /** makeVec: GEM's make_vec arguments, seeds seed + i, wrappers, per-env reset options. */
 import { describe, expect, it } from 'vitest';
-import { make } from '../../src/registry/registry.ts';
+import { make } from '../../src/envs/defaultRegistry.ts';
 import { AsyncVectorEnv } from '../../src/vector/asyncVectorEnv.ts';
 import { EnvPool } from '../../src/vector/envPool.ts';
 import { makeVec } from '../../src/vector/makeVec.ts';

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Env } from '../../src/core/env.ts';
 import { Rng } from '../../src/core/rng.ts';
-import { make } from '../../src/registry/registry.ts';
+import { make } from '../../src/envs/defaultRegistry.ts';
 import { AsyncVectorEnv } from '../../src/vector/asyncVectorEnv.ts';
 import { EnvPool } from '../../src/vector/envPool.ts';
 import { makeVec } from '../../src/vector/makeVec.ts';

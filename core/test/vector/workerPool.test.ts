@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkEnv } from '../../src/core/checkEnv.ts';
 import type { Env } from '../../src/core/env.ts';
-import { register, resolveOptions, unregister } from '../../src/registry/registry.ts';
+import { register, resolveOptions, unregister } from '../../src/envs/defaultRegistry.ts';
 import { makeVec } from '../../src/vector/makeVec.ts';
 import type { EnvPoolLike, VectorEnv } from '../../src/vector/types.ts';
 import { WorkerPool } from '../../src/vector/workerPool.ts';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Env, Info, ResetResult, StepResult } from '../../src/core/env.ts';
 import { BaseEnv } from '../../src/core/baseEnv.ts';
 import { applyWrappers } from '../../src/envs/defaultWrappers.ts';
-import { make } from '../../src/registry/registry.ts';
+import { make } from '../../src/envs/defaultRegistry.ts';
 import '../../src/envs/index.ts';
 
 /** Scripted feedback with GEM's info conventions (suffix, parsed_action, use_tool). */
