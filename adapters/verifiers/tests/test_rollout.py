@@ -73,3 +73,31 @@ def test_bad_input_is_a_clear_error():
         load_environment(GAME, bogus=1)
     with pytest.raises(ValueError, match="num_tasks must be >= 0"):
         load_environment(GAME, num_tasks=-1)
+
+
+def test_python_tool_env_runs_the_models_code_then_grades_its_answer():
+    import shutil
+
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap (bwrap) is not installed: gem-ts's python_tool refuses to run code")
+    dataset = [{"problem": "What is 123 * 45?", "answer": "5535"}]
+
+    def policy(messages):  # a tool call first; once its output is back, the answer
+        return "\\boxed{5535}" if "5535" in str(messages[-1].get("content", "")) else "<python>print(123 * 45)</python>"
+
+    stub = StubModel(policy)
+    try:
+        env = load_environment("math:GSM8K", num_tasks=1, wrappers=["python_tool"], dataset=dataset)
+        (episode,) = run_all(env, stub)
+    finally:
+        stub.close()
+    (trace,) = episode.traces
+    assert episode.ok and trace.info["gem_ts_steps"] == 2 == len(stub.requests)
+    # The tool's output was the model's next user turn, and the rewards are those of direct play.
+    assert "5535" in str(stub.requests[1]["messages"][-1]["content"])
+    direct = gem_ts.make("math:GSM8K", dataset=dataset).with_wrappers(gem_ts.wrappers.get_wrapper_fns("python_tool"))
+    direct.reset(seed=0)
+    expected = [direct.step(a)[1] for a in ("<python>print(123 * 45)</python>", "\\boxed{5535}")]
+    direct.close()
+    assert trace.info["gem_ts_rewards"] == pytest.approx(expected) and expected[-1] == 1.0
+    assert trace.rewards["gem_ts_return"].score == pytest.approx(sum(expected))
