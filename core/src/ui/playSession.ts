@@ -18,6 +18,8 @@ import '../envs/index.ts';
 export interface PlayRequest {
   env_id: string;
   seed: number;
+  /** The env's make options (e.g. `url` for openenv:Remote-v0, an inline `dataset`). */
+  options?: Record<string, unknown>;
   player: 'human' | 'model';
   base_url?: string;
   model?: string;
@@ -120,7 +122,7 @@ export class PlaySession {
       id, env_id: req.env_id, seed: req.seed, player: req.player, model, version: 0,
       messages: [], steps: [], waiting_for_human: false, done: false, return: 0,
     };
-    const env = new StepRecorder(make<unknown, string>(req.env_id), (action, r) => {
+    const env = new StepRecorder(make<unknown, string>(req.env_id, req.options ?? {}), (action, r) => {
       const { prefix: _p, suffix: _s, ...info } = r.info;
       this.state.steps.push({
         turn: this.state.steps.length + 1,

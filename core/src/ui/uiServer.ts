@@ -11,7 +11,7 @@
  *   GET  /api/compare?a&b                        episodes paired on (env id, seed), first divergence
  *   GET  /api/envs                               registered env ids (for Play)
  *   GET  /api/chat-templates; POST /api/chat-template {name, messages}   a turn's prompt as the model's template renders it
- *   POST /api/play {env_id, seed, player, …}     start an episode; GET /api/play/:id?since=v long-polls it;
+ *   POST /api/play {env_id, seed, options, player, …}     start an episode; GET /api/play/:id?since=v long-polls it;
  *   POST /api/play/:id/act {action}, /stop
  */
 import { createReadStream, existsSync } from 'node:fs';
@@ -215,10 +215,12 @@ export async function startUiServer(opts: UiServerOptions): Promise<UiServer> {
       const seed = Number(body.seed ?? 0);
       if (!Number.isInteger(seed)) throw new HttpError(400, 'seed must be an integer');
       const player = body.player === 'model' ? 'model' : 'human';
+      const options = body.options ?? {};
+      if (typeof options !== 'object' || Array.isArray(options) || options === null) throw new HttpError(400, 'options must be a JSON object of the env\'s make options');
       const id = `p${++sessionCounter}`;
       let session: PlaySession;
       try {
-        session = new PlaySession(id, { ...body, env_id: body.env_id, seed, player } as PlayRequest, saveRecord);
+        session = new PlaySession(id, { ...body, env_id: body.env_id, seed, player, options } as PlayRequest, saveRecord);
       } catch (e) {
         throw new HttpError(400, (e as Error).message);
       }

@@ -4,7 +4,10 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtinCatalog } from '../../src/envs/builtinCatalog.ts';
+import { make } from '../../src/envs/defaultRegistry.ts';
 import { loadTranscripts } from '../../src/eval/transcriptStore.ts';
+import { OpenEnvServer } from '../../src/server/openenv/openEnvServer.ts';
 import { startUiServer, type UiServer } from '../../src/ui/uiServer.ts';
 import { binarySearchGuess, binarySearchPolicy, startMockServer } from '../eval/mockChatServer.ts';
 import { committedBenchmarkCurves, makeSampleRuns, SAMPLE_ENVS } from './sampleRuns.ts';
@@ -193,8 +196,37 @@ describe('play', () => {
     }
   });
 
+  it('an env that needs make options (openenv:Remote-v0 and its url) is played by a model', async () => {
+    const catalog = builtinCatalog();
+    const openenv = new OpenEnvServer({ catalog: catalog.envs, wrappers: catalog.wrappers, host: '127.0.0.1', port: 0 });
+    const root = await openenv.start();
+    const mock = await startMockServer({ policy: binarySearchPolicy });
+    try {
+      const url = `${root}/envs/game:GuessTheNumber-v0-hard`;
+      const { body } = await post<{ id: string }>('/api/play', { env_id: 'openenv:Remote-v0', options: { url }, seed: 5, player: 'model', base_url: mock.url, model: 'fake-model' });
+      const s = await until(body.id, (x) => x.done);
+      expect(s.error).toBeUndefined();
+      expect(s.success).toBe(true);
+      expect(s.messages[0].content).toMatch(/between 1 and 50/);
+      // The same seed played directly: the same replies earn the same rewards.
+      const direct = make('game:GuessTheNumber-v0-hard');
+      await direct.reset({ seed: 5 });
+      const rewards = [];
+      for (const step of s.steps) rewards.push((await direct.step(step.action)).reward);
+      await direct.close();
+      expect(s.steps.map((x: { reward: number }) => x.reward)).toEqual(rewards);
+      expect(mock.requests.length).toBe(s.steps.length);
+    } finally {
+      await mock.close();
+      await openenv.close();
+    }
+  });
+
   it('bad play requests get clear errors', async () => {
     expect((await post('/api/play', { env_id: 'game:NoSuchGame-v0', seed: 0 })).body.error).toMatch(/not registered/);
+    expect((await post('/api/play', { env_id: 'openenv:Remote-v0', seed: 0, options: [1] })).body.error).toMatch(/options must be a JSON object/);
+    expect((await post('/api/play', { env_id: 'openenv:Remote-v0', seed: 0 })).body.error).toMatch(/url/);
+    expect((await post('/api/play', { env_id: 'game:GuessTheNumber-v0', seed: 0, options: { bogus: 1 } })).body.error).toMatch(/unknown option 'bogus'/);
     expect((await post('/api/play', { env_id: 'game:GuessTheNumber-v0', seed: 0, player: 'model' })).body.error).toMatch(/needs base_url and model/);
     const unreachable = await post<{ id: string }>('/api/play', { env_id: 'game:GuessTheNumber-v0', seed: 0, player: 'model', base_url: 'http://127.0.0.1:9/v1', model: 'm' });
     const s = await until(unreachable.body.id, (x) => x.done);

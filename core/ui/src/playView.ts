@@ -1,7 +1,7 @@
 /**
- * Play: pick an env id and a seed, then play by hand (type a move, or click a board cell to put its
- * row and column in the box) or let a model behind an OpenAI-compatible endpoint play while the page
- * follows each turn. The finished episode is saved as a transcript and opens in the episode view.
+ * Play: pick an env id, a seed and (optionally) its make options, then play by hand (type a move, or
+ * click a board cell to put its row and column in the box) or let a model behind an OpenAI-compatible
+ * endpoint play while the page follows each turn. The finished episode is saved as a transcript and opens in the episode view.
  */
 import { api, type PlayState } from './api.ts';
 import { clear, fmt, h } from './dom.ts';
@@ -20,6 +20,8 @@ export async function playView(root: HTMLElement, route: Route): Promise<() => v
   const val = (k: string, d: string) => route.query.get(k) ?? saved[k] ?? d;
   const envInput = h('input', { name: 'env_id', list: 'env-ids', value: val('env_id', 'game:GuessTheNumber-v0-easy'), size: 34, required: true });
   const seedInput = h('input', { name: 'seed', type: 'number', value: val('seed', '0'), step: 1 });
+  // The env's make options, e.g. {"url": "http://host:8001"} for openenv:Remote-v0.
+  const optionsInput = h('input', { name: 'options', value: val('options', ''), size: 28, placeholder: '{"url": "…"} (optional)' });
   const playerSel = h('select', { name: 'player' }, h('option', { value: 'human' }, 'me (by hand)'), h('option', { value: 'model' }, 'a model (OpenAI-compatible endpoint)'));
   playerSel.value = val('player', 'human');
   const baseUrl = h('input', { name: 'base_url', value: val('base_url', 'http://localhost:8000/v1'), size: 34 });
@@ -45,9 +47,19 @@ export async function playView(root: HTMLElement, route: Route): Promise<() => v
         e.preventDefault();
         formMsg.textContent = '';
         const num = (el: HTMLInputElement) => (el.value.trim() === '' ? undefined : Number(el.value));
+        const rawOptions = optionsInput.value.trim();
+        let options: unknown;
+        try {
+          options = rawOptions ? JSON.parse(rawOptions) : undefined;
+        } catch {
+          formMsg.textContent = 'options must be JSON, e.g. {"url": "http://127.0.0.1:8001"}';
+          formMsg.className = 'form-msg error';
+          return;
+        }
         const body = {
           env_id: envInput.value.trim(),
           seed: Number(seedInput.value || 0),
+          options,
           player: playerSel.value,
           base_url: baseUrl.value.trim(),
           model: model.value.trim(),
@@ -56,7 +68,7 @@ export async function playView(root: HTMLElement, route: Route): Promise<() => v
           max_tokens: num(maxTok),
           delay_ms: num(delay),
         };
-        localStorage.setItem(FORM_KEY, JSON.stringify({ ...body, api_key: undefined }));
+        localStorage.setItem(FORM_KEY, JSON.stringify({ ...body, options: rawOptions, api_key: undefined }));
         if (session) void api(`play/${session}/stop`, {}).catch(() => undefined);
         api<{ id: string }>('play', body)
           .then((r) => {
@@ -69,7 +81,7 @@ export async function playView(root: HTMLElement, route: Route): Promise<() => v
           });
       },
     },
-    h('div', { class: 'row' }, field('env id', envInput), field('seed', seedInput), field('player', playerSel), h('button', { type: 'submit', class: 'primary' }, 'Start')),
+    h('div', { class: 'row' }, field('env id', envInput), field('seed', seedInput), field('options (JSON)', optionsInput), field('player', playerSel), h('button', { type: 'submit', class: 'primary' }, 'Start')),
     modelFields,
     formMsg,
     h('datalist', { id: 'env-ids' }, ...envs.map((e) => h('option', { value: e }))),
