@@ -12,6 +12,11 @@
  *   GEM_BENCH_SERVER_NODE_ARGS='--trace-gc --cpu-prof' …  node flags for the server process
  *   GEM_BENCH_SLOW_LOG=/tmp/slow.txt …  writes each small-tenant step over 10 ms (epoch ms at its end,
  *                                        its duration), to line up with the server's own timestamps
+ *   GEM_BENCH_MONITOR=/tmp/mon.txt …    loads a monitor into the server that writes every GC (end in epoch
+ *                                        ms, duration, kind, flags, external and ArrayBuffer MB after it),
+ *                                        every event-loop gap over 12 ms (with the main thread's run and
+ *                                        run-queue ms from schedstat) and memory every 250 ms
+ *   GEM_BENCH_SERVER_STDOUT=/tmp/out.txt …  the server's stdout (e.g. --trace-gc lines) appended there
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -32,6 +37,46 @@ const SELF = fileURLToPath(import.meta.url);
 const BIN = process.env.GEM_BENCH_SERVER_BIN ?? fileURLToPath(new URL('../bin/gem-ts.js', import.meta.url));
 const SERVER_NODE_ARGS = (process.env.GEM_BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
 const SLOW_LOG = process.env.GEM_BENCH_SLOW_LOG;
+const MONITOR = process.env.GEM_BENCH_MONITOR;
+const SERVER_STDOUT = process.env.GEM_BENCH_SERVER_STDOUT;
+
+/**
+ * The server-side monitor (GEM_BENCH_MONITOR), preloaded with --import: plain JavaScript, so it runs
+ * before the bin registers its TypeScript loader. Lines are kept in memory and written once a second
+ * and at exit, so the monitor itself adds no file writes to the loop it watches.
+ */
+const MONITOR_SOURCE = `
+import { PerformanceObserver, performance } from 'node:perf_hooks';
+import { appendFileSync, readFileSync } from 'node:fs';
+const file = process.env.GEM_BENCH_MONITOR;
+const lines = [];
+const now = () => performance.timeOrigin + performance.now();
+const mb = (b) => (b / 1048576).toFixed(1);
+const sched = () => readFileSync('/proc/self/task/' + process.pid + '/schedstat', 'utf8').split(' ').map(Number);
+new PerformanceObserver((list) => {
+  const m = process.memoryUsage();
+  for (const e of list.getEntries()) {
+    lines.push('GC ' + (performance.timeOrigin + e.startTime + e.duration).toFixed(1) + ' ' + e.duration.toFixed(1) +
+      ' kind=' + e.detail.kind + ' flags=' + e.detail.flags + ' ext=' + mb(m.external) + ' ab=' + mb(m.arrayBuffers) + ' heap=' + mb(m.heapUsed));
+  }
+}).observe({ entryTypes: ['gc'] });
+let last = now();
+let lastSched = sched();
+setInterval(() => {
+  const t = now();
+  const s = sched();
+  if (t - last > 12) lines.push('GAP ' + t.toFixed(1) + ' ' + (t - last).toFixed(1) + ' run=' + ((s[0] - lastSched[0]) / 1e6).toFixed(1) + ' wait=' + ((s[1] - lastSched[1]) / 1e6).toFixed(1));
+  last = t;
+  lastSched = s;
+}, 2);
+setInterval(() => {
+  const m = process.memoryUsage();
+  lines.push('MEM ' + now().toFixed(1) + ' ext=' + mb(m.external) + ' ab=' + mb(m.arrayBuffers) + ' heap=' + mb(m.heapUsed) + ' rss=' + mb(m.rss));
+}, 250);
+const flush = () => { if (lines.length) appendFileSync(file, lines.splice(0).join('\\n') + '\\n'); };
+setInterval(flush, 1000).unref();
+process.on('exit', flush);
+`;
 const ACTIONS = Array.from({ length: 10 }, (_, k) => `\\boxed{${k + 1}}`);
 
 /** Request/reply over one DEALER, one request at a time (what each tenant does). */
@@ -125,10 +170,17 @@ function waitLine(child: ChildProcess, prefix: string, onOther?: (line: string) 
 
 async function main(): Promise<void> {
   const endpoint = `ipc://${join(tmpdir(), `gem-ts-fairness-${process.pid}-${randomBytes(3).toString('hex')}.sock`)}`;
-  const server = spawn(process.execPath, [...SERVER_NODE_ARGS, BIN, 'serve', '--endpoint', endpoint, '--max-envs-per-handle', String(BIG)], {
+  const loadAtStart = loadavg()[0];
+  const nodeArgs = [...SERVER_NODE_ARGS];
+  if (MONITOR) {
+    const monitorFile = join(tmpdir(), `gem-ts-fairness-monitor-${process.pid}.mjs`);
+    writeFileSync(monitorFile, MONITOR_SOURCE);
+    nodeArgs.unshift('--import', monitorFile);
+  }
+  const server = spawn(process.execPath, [...nodeArgs, BIN, 'serve', '--endpoint', endpoint, '--max-envs-per-handle', String(BIG)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  await waitLine(server, 'GEM_TS_ENDPOINT=');
+  await waitLine(server, 'GEM_TS_ENDPOINT=', SERVER_STDOUT ? (l) => appendFileSync(SERVER_STDOUT, l + '\n') : undefined);
   const small = new Client(endpoint);
   const h = await makeHandle(small, SMALL);
   await smallSteps(small, h, 1); // warm-up
@@ -154,7 +206,7 @@ async function main(): Promise<void> {
   const bigSorted = [...bigSteps].sort((a, b) => a - b);
   const result = {
     when: new Date().toISOString(),
-    machine: { cpus: cpus().length, load: loadavg()[0] },
+    machine: { cpus: cpus().length, load_at_start: loadAtStart, load_at_end: loadavg()[0] },
     big_envs: BIG,
     small_envs: SMALL,
     seconds: SECONDS,
@@ -166,7 +218,7 @@ async function main(): Promise<void> {
   const dir = fileURLToPath(new URL('./results/', import.meta.url));
   mkdirSync(dir, { recursive: true });
   if (!process.env.GEM_BENCH_SERVER_BIN) writeFileSync(join(dir, 'fairness.json'), JSON.stringify(result, null, 2) + '\n');
-  console.log(`${cpus().length} CPUs, load ${loadavg()[0].toFixed(1)}; big tenant: ${BIG.toLocaleString('en')} envs, ${bigSteps.length} steps (p50 ${result.big.p50_ms} ms)`);
+  console.log(`${cpus().length} CPUs, load ${loadAtStart.toFixed(2)} at start, ${loadavg()[0].toFixed(1)} at end; big tenant: ${BIG.toLocaleString('en')} envs, ${bigSteps.length} steps (p50 ${result.big.p50_ms} ms)`);
   console.log('| small tenant (4 envs) | steps | p50 | p99 | max | time in steps > 20 ms |\n|---|---:|---:|---:|---:|---:|');
   for (const [name, s] of [['alone (peer)', alone], ['while the big tenant steps', shared]] as const) {
     const share = `${Math.round(s.time_in_steps_over_20ms * 100)}%`;
