@@ -352,10 +352,12 @@ export class GemServer {
     const header = okReply(id, r.fields);
     if (!r.body) return this.send(session, [header]);
     // zeromq.js 6 sends any Buffer or Uint8Array over 128 bytes zero-copy (it holds the body until
-    // libzmq's I/O thread has written it); the body is a fresh allocation, never reused, so that is
-    // safe. When `send` looks slow here (~1 ms for 200 KB on a busy 2-core box) the thread is off the
-    // CPU, not working: measured, the whole process used ~0.1 ms of CPU over such a send, and the main
-    // thread is preempted about once per batch as it wakes the I/O thread and the client.
+    // libzmq's I/O thread has written it, and says nothing when that is); the body is a fresh
+    // allocation, never reused, so that is safe. A huge one lives in shared memory that V8 does not
+    // count as external (replyMemory.ts), so these replies never force a full collection. When
+    // `send` looks slow here (~1 ms for 200 KB on a busy 2-core box) the thread is off the CPU, not
+    // working: measured, the whole process used ~0.1 ms of CPU over such a send, and the main thread
+    // is preempted about once per batch as it wakes the I/O thread and the client.
     this.send(session, [header, Buffer.from(r.body.buffer, r.body.byteOffset, r.body.byteLength)]);
   }
 
