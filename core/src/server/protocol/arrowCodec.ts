@@ -11,6 +11,7 @@ import { validateTable } from './arrowValidate.ts';
 import { verifyIpcStream } from './ipcVerifier.ts';
 import { FixedSchemaWriter, type ColumnBuffer } from './fixedSchemaWriter.ts';
 import { ScratchBytes } from './scratchBytes.ts';
+import { allocReply } from '../replyMemory.ts';
 import { readStepRequest, readStepRequestSliced } from './stepRequestReader.ts';
 import type { VectorResetResult, VectorStepResult } from '../../vector/types.ts';
 import { yieldToEventLoop, type SliceSink } from '../../vector/vectorEnvBase.ts';
@@ -268,7 +269,7 @@ class RowsEncoder {
     ];
     const dictionary = utf8Column(this.infos.texts);
     if (sliceBytes === undefined) return rowsWriter.write(n, columns, dictionary);
-    return rowsWriter.writeSliced(n, columns, dictionary, sliceBytes, yieldToEventLoop);
+    return rowsWriter.writeSliced(n, columns, dictionary, sliceBytes, yieldToEventLoop, allocReply);
   }
 }
 

@@ -123,7 +123,8 @@ export class FixedSchemaWriter {
 
   /**
    * write() that awaits `pause()` each time about `sliceBytes` of column data have been copied, so
-   * copying a reply of tens of MB into its message never holds the event loop in one piece. Same bytes.
+   * copying a reply of tens of MB into its message never holds the event loop in one piece. Same
+   * bytes; the message is written into `alloc(total)` (the server's reply memory, replyMemory.ts).
    */
   async writeSliced(
     length: number,
@@ -131,8 +132,9 @@ export class FixedSchemaWriter {
     dictionary: ColumnBuffers[number] | undefined,
     sliceBytes: number,
     pause: () => Promise<void>,
+    alloc: (bytes: number) => Buffer = Buffer.allocUnsafe,
   ): Promise<Uint8Array> {
-    const steps = this.steps(length, columns, dictionary, sliceBytes);
+    const steps = this.steps(length, columns, dictionary, sliceBytes, alloc);
     for (;;) {
       const r = steps.next();
       if (r.done) return r.value;
@@ -140,7 +142,13 @@ export class FixedSchemaWriter {
     }
   }
 
-  private *steps(length: number, columns: ColumnBuffers, dictionary: ColumnBuffers[number] | undefined, sliceBytes: number): Generator<number, Uint8Array> {
+  private *steps(
+    length: number,
+    columns: ColumnBuffers,
+    dictionary: ColumnBuffers[number] | undefined,
+    sliceBytes: number,
+    alloc: (bytes: number) => Buffer = Buffer.allocUnsafe,
+  ): Generator<number, Uint8Array> {
     const batch = layout(columns);
     const batchMeta = Message.encode(
       Message.from(new RecordBatchMeta(length, batch.nodes, batch.regions, null), batch.bodyLength) as Message<MessageHeader.RecordBatch>,
@@ -158,7 +166,7 @@ export class FixedSchemaWriter {
       frameSize(batchMeta) +
       batch.bodyLength +
       8;
-    const out = Buffer.allocUnsafe(total);
+    const out = alloc(total);
     let pos = writeFramed(out, 0, this.schemaMessage);
     if (dictMeta) {
       pos = writeFramed(out, pos, dictMeta);
