@@ -10,16 +10,19 @@ Both servers speak OpenEnv 0.10's WebSocket protocol and serve GuessTheNumber (1
   ``reset_async``/``step_async``, OpenEnv's fastest path (no executor thread per call), and allows
   as many concurrent sessions as asked.
 
-For each of 1, 16, 64 and 256 sessions: the sessions are spread over client processes (raw WebSocket
-clients sending the JSON messages openenv's EnvClient sends, so client cost is the same for both
-servers and small), each session loops step (a random guess) → on done, reset; after a warm-up, env
-steps are counted for a window. Reported: env-steps/s, step round-trip p50/p99 (ms), and the server's
-memory per 1,000 sessions (its RSS with 1,000 open, reset sessions minus its RSS with none). The
-ratios gem-ts / OpenEnv are what issue 28 asks for (≥ 1× at 1 session, ≥ 3× at 64 and 256,
-≤ 0.2× the memory per session).
+For each of 1, 16, 64 and 256 sessions: the sessions are spread over client processes (WebSocket
+clients sending the JSON messages openenv's EnvClient sends, the same client code for both servers;
+see the clients' note below), each session loops step (a random guess) → on done, reset; after a
+warm-up, env steps are counted for a window that every process shares. Reported: env-steps/s, step
+round-trip p50/p99 (ms), the CPU time per counted step of the server process (all its threads) and of
+the client processes inside that window (robust to what else runs on the machine; a step's share of
+the resets included), and the server's memory per 1,000 sessions (its RSS with 1,000 open, reset
+sessions minus its RSS with none). The ratios gem-ts / OpenEnv are what issue 28 asks for (≥ 1× at 1
+session, ≥ 3× at 64 and 256, ≤ 0.2× the memory per session).
 
     .venv/bin/python core/bench/openenv_peer.py                    # 3 s windows, JSON + table
-    .venv/bin/python core/bench/openenv_peer.py --seconds 1 --sizes 1,16  # quicker, noisier
+    .venv/bin/python core/bench/openenv_peer.py --seconds 1 --sizes 1,64,256 --memory-sessions 0  # quicker, noisier
+    .venv/bin/python core/bench/openenv_peer.py --client websockets  # the websockets library's client instead
 
 The OpenEnv side runs in this benchmark's own venv (core/bench/.venv-openenv, openenv==0.10.0 and
 uvicorn, made on first run); the clients run there too. Results: core/bench/results/openenv_peer.json.
@@ -30,6 +33,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
+import hashlib
 import json
 import os
 import platform
@@ -113,47 +118,221 @@ def serve_peer(port: int, max_sessions: int) -> None:
 
 
 # ── clients (run in .venv-openenv) ───────────────────────────────────────────────────────────────
+#
+# Both clients send openenv's EnvClient messages in the same order to either server, one session per
+# socket: reset (seed), then step (a random guess) → on done, reset with a fresh seed; at the end
+# {"type": "close"}. They differ only in what a message costs the client process:
+# - "raw" (the default): a WebSocket client on asyncio's Protocol API, its frames written and read here
+#   (RFC 6455: masked text frames out, a fresh mask key each; pings answered; fragments joined; the
+#   handshake's accept key checked). No coroutine or future per message, so on few cores it leaves the
+#   CPU to the server under test. It offers no compression extension, to either server.
+# - "websockets": the websockets library's asyncio client (what openenv's EnvClient uses). It costs
+#   more CPU per message than either server's side of it did on 2 cores, so the servers shared the
+#   cores with it; it offers permessage-deflate, which uvicorn accepts and ws (gem-ts) does not.
+
+WS_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
 
-async def _session(url: str, stop_at: float, warm_until: float, out: Dict[str, Any], seed: int) -> None:
+def _step_text(rng: random.Random) -> str:
+    return json.dumps({"type": "step", "data": {"message": f"\\boxed{{{rng.randint(1, 10)}}}"}})
+
+
+def _reset_text(seed: int) -> str:
+    return json.dumps({"type": "reset", "data": {"seed": seed}})
+
+
+class _RawSession(asyncio.Protocol):
+    """One session over a hand-framed WebSocket, played by callbacks (see the clients' note above)."""
+
+    def __init__(self, host: str, path: str, seed: int, warm_until: float, stop_at: float, out: Dict[str, Any], done: "asyncio.Future[None]") -> None:
+        self.host, self.path, self.seed = host, path, seed
+        self.warm_until, self.stop_at, self.out, self.done = warm_until, stop_at, out, done
+        self.rng = random.Random(seed)
+        self.buf = bytearray()
+        self.frags: List[bytes] = []
+        self.upgraded = False
+        self.asked = ""  # the type of the message waiting for its reply
+        self.t0 = 0.0
+        self.closing = False
+        self.key = ""
+        self.transport: Optional[asyncio.Transport] = None
+
+    # frames
+
+    def write_frame(self, opcode: int, payload: bytes) -> None:
+        n = len(payload)
+        if n < 126:
+            head = bytes((0x80 | opcode, 0x80 | n))
+        elif n < 65536:
+            head = bytes((0x80 | opcode, 0xFE)) + n.to_bytes(2, "big")
+        else:
+            head = bytes((0x80 | opcode, 0xFF)) + n.to_bytes(8, "big")
+        key = random.getrandbits(32).to_bytes(4, "big")
+        if n:
+            mask = (key * ((n >> 2) + 1))[:n]
+            payload = (int.from_bytes(payload, "big") ^ int.from_bytes(mask, "big")).to_bytes(n, "big")
+        self.transport.write(head + key + payload)  # type: ignore[union-attr]
+
+    def ask(self, kind: str, text: str) -> None:
+        self.asked = kind
+        self.t0 = time.perf_counter()
+        self.write_frame(0x1, text.encode())
+
+    # asyncio.Protocol
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+        self.key = base64.b64encode(os.urandom(16)).decode()
+        request = (
+            f"GET {self.path} HTTP/1.1\r\nHost: {self.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: {self.key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        )
+        self.transport.write(request.encode())  # type: ignore[union-attr]
+
+    def data_received(self, data: bytes) -> None:
+        buf = self.buf
+        buf += data
+        if not self.upgraded:
+            end = buf.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            lines = bytes(buf[:end]).decode("latin-1").split("\r\n")
+            del buf[: end + 4]
+            headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
+            accept = base64.b64encode(hashlib.sha1((self.key + WS_GUID).encode()).digest()).decode()
+            if lines[0].split(" ")[1:2] != ["101"] or headers.get("sec-websocket-accept") != accept:
+                return self.fail(RuntimeError(f"WebSocket handshake refused: {lines[0]}"))
+            self.upgraded = True
+            self.ask("reset", _reset_text(self.seed))
+        while len(buf) >= 2:
+            b0, n = buf[0], buf[1]
+            if n & 0x80:
+                return self.fail(RuntimeError("the server sent a masked frame"))
+            at = 2
+            if n == 126:
+                if len(buf) < 4:
+                    return
+                n, at = int.from_bytes(buf[2:4], "big"), 4
+            elif n == 127:
+                if len(buf) < 10:
+                    return
+                n, at = int.from_bytes(buf[2:10], "big"), 10
+            if len(buf) < at + n:
+                return
+            payload = bytes(buf[at : at + n])
+            del buf[: at + n]
+            opcode = b0 & 0x0F
+            if opcode == 0x9:
+                self.write_frame(0xA, payload)
+            elif opcode == 0x8:
+                if not self.closing:
+                    self.closing = True
+                    self.write_frame(0x8, payload[:2])
+                self.transport.close()  # type: ignore[union-attr]
+                return
+            elif opcode != 0xA:
+                self.frags.append(payload)
+                if b0 & 0x80:
+                    message = payload if len(self.frags) == 1 else b"".join(self.frags)
+                    self.frags = []
+                    self.on_message(message)
+
+    def connection_lost(self, exc: Optional[Exception]) -> None:
+        if not self.done.done():
+            if self.closing:
+                self.done.set_result(None)
+            else:
+                self.done.set_exception(RuntimeError(f"the server closed the session early ({exc})"))
+
+    # the session's loop
+
+    def on_message(self, message: bytes) -> None:
+        t1 = time.perf_counter()
+        reply = json.loads(message)
+        if reply.get("type") == "error":
+            return self.fail(RuntimeError(reply["data"]))
+        if self.asked == "step":
+            if self.t0 >= self.warm_until:
+                self.out["steps"] += 1
+                if len(self.out["lat"]) < 20000:
+                    self.out["lat"].append((t1 - self.t0) * 1e3)
+            if reply["data"]["done"]:
+                return self.ask("reset", _reset_text(self.rng.randint(0, 1 << 30)))
+        if time.perf_counter() >= self.stop_at:
+            self.closing = True
+            self.write_frame(0x1, json.dumps({"type": "close"}).encode())
+            self.write_frame(0x8, (1000).to_bytes(2, "big"))
+            return
+        self.ask("step", _step_text(self.rng))
+
+    def fail(self, e: Exception) -> None:
+        if not self.done.done():
+            self.done.set_exception(e)
+        if self.transport is not None:
+            self.transport.abort()
+
+
+async def _raw_session(url: str, warm_until: float, stop_at: float, out: Dict[str, Any], seed: int) -> None:
+    from urllib.parse import urlsplit
+
+    u = urlsplit(url)
+    loop = asyncio.get_running_loop()
+    done: "asyncio.Future[None]" = loop.create_future()
+    await loop.create_connection(lambda: _RawSession(u.netloc, u.path + (f"?{u.query}" if u.query else ""), seed, warm_until, stop_at, out, done), u.hostname, u.port)
+    await asyncio.wait_for(done, timeout=max(30.0, stop_at - time.perf_counter() + 30.0))
+
+
+async def _websockets_session(url: str, warm_until: float, stop_at: float, out: Dict[str, Any], seed: int) -> None:
     from websockets.asyncio.client import connect
 
     rng = random.Random(seed)
     async with connect(url, max_size=None, ping_interval=None, proxy=None) as ws:
 
-        async def ask(msg: Dict[str, Any]) -> Dict[str, Any]:
-            await ws.send(json.dumps(msg))
+        async def ask(text: str) -> Dict[str, Any]:
+            await ws.send(text)
             reply = json.loads(await ws.recv())
             if reply.get("type") == "error":
                 raise RuntimeError(reply["data"])
             return reply
 
-        await ask({"type": "reset", "data": {"seed": seed}})
+        await ask(_reset_text(seed))
         while True:
             t0 = time.perf_counter()
             if t0 >= stop_at:
                 break
-            reply = await ask({"type": "step", "data": {"message": f"\\boxed{{{rng.randint(1, 10)}}}"}})
+            reply = await ask(_step_text(rng))
             t1 = time.perf_counter()
             if t0 >= warm_until:
                 out["steps"] += 1
                 if len(out["lat"]) < 20000:
                     out["lat"].append((t1 - t0) * 1e3)
             if reply["data"]["done"]:
-                await ask({"type": "reset", "data": {"seed": rng.randint(0, 1 << 30)}})
+                await ask(_reset_text(rng.randint(0, 1 << 30)))
         await ws.send(json.dumps({"type": "close"}))
 
 
-def client_worker(url: str, sessions: int, seconds: float, warmup: float, first_seed: int) -> None:
+CLIENTS = {"raw": _raw_session, "websockets": _websockets_session}
+
+
+def client_worker(kind: str, url: str, sessions: int, warm_until: float, stop_at: float, first_seed: int) -> None:
+    """Plays `sessions` sessions until `stop_at`, counting steps sent from `warm_until` on (times on
+    time.perf_counter's clock, which is CLOCK_MONOTONIC and so the same in every process here); prints
+    the steps, latencies and this process's CPU seconds inside that window."""
     out: Dict[str, Any] = {"steps": 0, "lat": []}
+    cpu: Dict[str, float] = {}
 
     async def main() -> None:
-        now = time.perf_counter()
-        warm_until = now + warmup + 1.0  # one more second for every session to connect
-        await asyncio.gather(*(_session(url, warm_until + seconds, warm_until, out, first_seed + k) for k in range(sessions)))
+        loop = asyncio.get_running_loop()
+        # loop.time() is time.monotonic(): the same clock as perf_counter on Linux.
+        shift = time.perf_counter() - loop.time()
+        loop.call_at(warm_until - shift, lambda: cpu.__setitem__("from", time.process_time()))
+        loop.call_at(stop_at - shift, lambda: cpu.__setitem__("to", time.process_time()))
+        await asyncio.gather(*(CLIENTS[kind](url, warm_until, stop_at, out, first_seed + k) for k in range(sessions)))
+        cpu.setdefault("from", time.process_time())
+        cpu.setdefault("to", time.process_time())
 
     asyncio.run(main())
-    print(json.dumps({"steps": out["steps"], "seconds": seconds, "lat": out["lat"]}))
+    print(json.dumps({"steps": out["steps"], "lat": out["lat"], "cpu_s": cpu["to"] - cpu["from"]}))
 
 
 def hold_sessions(url: str, count: int, ready_file: str) -> None:
@@ -180,15 +359,18 @@ def hold_sessions(url: str, count: int, ready_file: str) -> None:
 # ── orchestration (any Python) ───────────────────────────────────────────────────────────────────
 
 
-def rss_bytes(pid: int) -> int:
-    """Resident memory of `pid` and its children (uvicorn runs in one process; node may start workers)."""
-    total = 0
-    pids = [pid]
+def with_children(pid: int) -> List[int]:
+    """`pid` and its children (uvicorn runs in one process; node may start workers)."""
     try:
-        pids += [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+        return [pid] + [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
     except OSError:
-        pass
-    for p in pids:
+        return [pid]
+
+
+def rss_bytes(pid: int) -> int:
+    """Resident memory of `pid` and its children."""
+    total = 0
+    for p in with_children(pid):
         try:
             for line in Path(f"/proc/{p}/status").read_text().splitlines():
                 if line.startswith("VmRSS:"):
@@ -199,10 +381,11 @@ def rss_bytes(pid: int) -> int:
 
 
 class Server:
-    def __init__(self, name: str, cmd: List[str], url_of) -> None:
+    def __init__(self, name: str, cmd: List[str], url_of, exits_with_stdin: bool = False) -> None:
         import tempfile
 
         self.name = name
+        self.exits_with_stdin = exits_with_stdin
         # stderr to a file: a pipe nobody reads would stall a server that logs more than its buffer.
         self.log = tempfile.TemporaryFile("w+")
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True)
@@ -218,7 +401,14 @@ class Server:
                 self.proc.stdin.close()  # type: ignore[union-attr]
             except OSError:
                 pass
-            self.proc.terminate()
+            if self.exits_with_stdin:
+                # Its own close first (a node --cpu-prof profile is written on that exit, not on SIGTERM).
+                try:
+                    self.proc.wait(5)
+                except subprocess.TimeoutExpired:
+                    pass
+            if self.proc.poll() is None:
+                self.proc.terminate()
             try:
                 self.proc.wait(10)
             except subprocess.TimeoutExpired:
@@ -235,7 +425,11 @@ def free_port() -> int:
 
 def start_gem_ts(max_sessions: int) -> Server:
     node = os.environ.get("GEM_TS_NODE", "node")
-    cmd = [node, str(ROOT / "core" / "bin" / "gem-ts.js"), "serve", "--openenv", "127.0.0.1:0", "--openenv-max-sessions", str(max_sessions), "--exit-with-stdin"]
+    # GEM_TS_NODE_ARGS: extra node flags, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the server;
+    # GEM_TS_BIN: another checkout's core/bin/gem-ts.js (a before/after run on the same clients).
+    node_args = os.environ.get("GEM_TS_NODE_ARGS", "").split()
+    gem_ts = os.environ.get("GEM_TS_BIN", str(ROOT / "core" / "bin" / "gem-ts.js"))
+    cmd = [node, *node_args, gem_ts, "serve", "--openenv", "127.0.0.1:0", "--openenv-max-sessions", str(max_sessions), "--exit-with-stdin"]
 
     def url_of(server: Server) -> str:
         for line in server.proc.stdout:  # type: ignore[union-attr]
@@ -243,7 +437,7 @@ def start_gem_ts(max_sessions: int) -> Server:
                 return line.split("=", 1)[1].strip().replace("http://", "ws://") + f"/envs/{GAME}/ws"
         raise SystemExit(f"gem-ts serve did not start:\n{server.stderr_tail()}")
 
-    return Server("gem-ts", cmd, url_of)
+    return Server("gem-ts", cmd, url_of, exits_with_stdin=True)
 
 
 def start_openenv(py: Path, max_sessions: int) -> Server:
@@ -267,16 +461,41 @@ def start_openenv(py: Path, max_sessions: int) -> Server:
     return Server("openenv", cmd, url_of)
 
 
-def throughput(py: Path, server: Server, sessions: int, seconds: float, warmup: float, workers: int) -> Dict[str, float]:
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of `pid` (all its threads) and its children, in seconds."""
+    ticks = 0
+    for p in with_children(pid):
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            ticks += int(fields[11]) + int(fields[12])  # utime, stime
+        except (OSError, IndexError, ValueError):
+            pass
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def throughput(py: Path, server: Server, sessions: int, seconds: float, warmup: float, workers: int, client: str) -> Dict[str, float]:
     import statistics
 
     per = [sessions // workers + (1 if k < sessions % workers else 0) for k in range(workers)]
+    # One window for every process (perf_counter is CLOCK_MONOTONIC, shared by the processes): a
+    # second for the workers to start and connect, the warm-up, then the counted window.
+    warm_until = time.perf_counter() + 1.0 + warmup
+    stop_at = warm_until + seconds
     procs = [
-        subprocess.Popen([str(py), __file__, "--client-worker", server.ws_url, str(n), str(seconds), str(warmup), str(1000 * k)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [str(py), __file__, "--client-worker", client, server.ws_url, str(n), repr(warm_until), repr(stop_at), str(1000 * k)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for k, n in enumerate(per)
         if n > 0
     ]
-    steps, lat = 0, []
+    time.sleep(max(0.0, warm_until - time.perf_counter()))
+    server_cpu = cpu_seconds(server.proc.pid)
+    time.sleep(max(0.0, stop_at - time.perf_counter()))
+    server_cpu = cpu_seconds(server.proc.pid) - server_cpu
+    steps, lat, client_cpu = 0, [], 0.0
     for p in procs:
         out, err = p.communicate()
         if p.returncode != 0:
@@ -284,9 +503,19 @@ def throughput(py: Path, server: Server, sessions: int, seconds: float, warmup: 
         r = json.loads(out.strip().splitlines()[-1])
         steps += r["steps"]
         lat += r["lat"]
+        client_cpu += r["cpu_s"]
     lat.sort()
     q = lambda f: lat[min(len(lat) - 1, int(f * len(lat)))] if lat else float("nan")  # noqa: E731
-    return {"steps_per_s": steps / seconds, "p50_ms": q(0.50), "p99_ms": q(0.99), "mean_ms": statistics.fmean(lat) if lat else float("nan")}
+    per_step = lambda cpu: cpu / steps * 1e6 if steps else float("nan")  # noqa: E731
+    return {
+        "steps_per_s": steps / seconds,
+        "p50_ms": q(0.50),
+        "p99_ms": q(0.99),
+        "mean_ms": statistics.fmean(lat) if lat else float("nan"),
+        # CPU time per counted step (its share of the resets included), robust to what else runs.
+        "server_cpu_us_per_step": per_step(server_cpu),
+        "client_cpu_us_per_step": per_step(client_cpu),
+    }
 
 
 def memory_per_1000(py: Path, server: Server, count: int) -> float:
@@ -317,36 +546,54 @@ def main() -> None:
     ap.add_argument("--sizes", default=",".join(map(str, SIZES)))
     ap.add_argument("--workers", type=int, default=0, help="client processes (default: min(sessions, CPUs))")
     ap.add_argument("--memory-sessions", type=int, default=MEMORY_SESSIONS, help="0 skips the memory check")
+    ap.add_argument("--client", choices=sorted(CLIENTS), default="raw", help="the client both servers are driven by (see the clients' note in this file)")
+    ap.add_argument("--only", choices=["gem-ts", "openenv"], help=argparse.SUPPRESS)
     ap.add_argument("--serve-peer", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--max-sessions", type=int, default=4096, help=argparse.SUPPRESS)
-    ap.add_argument("--client-worker", nargs=5, help=argparse.SUPPRESS)
+    ap.add_argument("--client-worker", nargs=6, help=argparse.SUPPRESS)
     ap.add_argument("--hold", nargs=3, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.serve_peer:
         return serve_peer(a.serve_peer, a.max_sessions)
     if a.client_worker:
-        url, n, seconds, warmup, seed = a.client_worker
-        return client_worker(url, int(n), float(seconds), float(warmup), int(seed))
+        kind, url, n, warm_until, stop_at, seed = a.client_worker
+        return client_worker(kind, url, int(n), float(warm_until), float(stop_at), int(seed))
     if a.hold:
         return hold_sessions(a.hold[0], int(a.hold[1]), a.hold[2])
 
     py = ensure_peer_venv(VENV, PINS)
     sizes = [int(s) for s in a.sizes.split(",")]
     cap = max(sizes + [a.memory_sessions]) + 16
-    results: Dict[str, Any] = {"machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()}, "seconds": a.seconds}
-    for name, start in (("gem-ts", lambda: start_gem_ts(cap)), ("openenv", lambda: start_openenv(py, cap))):
+    results: Dict[str, Any] = {
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
+        "seconds": a.seconds,
+        "client": a.client,
+        "load_before": os.getloadavg(),
+    }
+    sides = (("gem-ts", lambda: start_gem_ts(cap)), ("openenv", lambda: start_openenv(py, cap)))
+    for name, start in sides:
+        if a.only and name != a.only:
+            continue
         server = start()
         try:
             side: Dict[str, Any] = {}
             for n in sizes:
                 workers = a.workers or max(1, min(n, os.cpu_count() or 1))
-                side[str(n)] = throughput(py, server, n, a.seconds, a.warmup, workers)
-                print(f"{name:8s} {n:4d} sessions: {side[str(n)]['steps_per_s']:10.0f} steps/s  p50 {side[str(n)]['p50_ms']:.2f} ms  p99 {side[str(n)]['p99_ms']:.2f} ms", file=sys.stderr)
+                r = side[str(n)] = throughput(py, server, n, a.seconds, a.warmup, workers, a.client)
+                print(
+                    f"{name:8s} {n:4d} sessions: {r['steps_per_s']:10.0f} steps/s  p50 {r['p50_ms']:.2f} ms  p99 {r['p99_ms']:.2f} ms  "
+                    f"CPU µs/step: server {r['server_cpu_us_per_step']:.0f}, clients {r['client_cpu_us_per_step']:.0f}",
+                    file=sys.stderr,
+                )
             if a.memory_sessions:
                 side["memory_per_1000_sessions_bytes"] = memory_per_1000(py, server, a.memory_sessions)
             results[name] = side
         finally:
             server.close()
+    results["load_after"] = os.getloadavg()
+    if a.only:
+        print(json.dumps(results[a.only], indent=2))
+        return
 
     g, o = results["gem-ts"], results["openenv"]
     results["ratios"] = {str(n): g[str(n)]["steps_per_s"] / max(o[str(n)]["steps_per_s"], 1e-9) for n in sizes}
@@ -354,10 +601,18 @@ def main() -> None:
         results["ratios"]["memory"] = g["memory_per_1000_sessions_bytes"] / max(o["memory_per_1000_sessions_bytes"], 1)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(results, indent=2))
-    print(f"{'sessions':>8} | {'gem-ts steps/s':>14} | {'OpenEnv steps/s':>15} | {'ratio':>6} | {'gem-ts p50/p99 ms':>17} | {'OpenEnv p50/p99 ms':>18}")
+    print(f"client: {a.client}; load average before {results['load_before'][0]:.2f}, after {results['load_after'][0]:.2f}")
+    print(
+        f"{'sessions':>8} | {'gem-ts steps/s':>14} | {'OpenEnv steps/s':>15} | {'ratio':>6} | {'gem-ts p50/p99 ms':>17} | {'OpenEnv p50/p99 ms':>18} | "
+        f"{'server CPU µs/step gem-ts / OpenEnv':>35} | {'client CPU µs/step':>18}"
+    )
     for n in sizes:
         gs, os_ = g[str(n)], o[str(n)]
-        print(f"{n:>8} | {gs['steps_per_s']:>14.0f} | {os_['steps_per_s']:>15.0f} | {results['ratios'][str(n)]:>5.2f}× | {gs['p50_ms']:>7.2f} / {gs['p99_ms']:<7.2f} | {os_['p50_ms']:>8.2f} / {os_['p99_ms']:<7.2f}")
+        print(
+            f"{n:>8} | {gs['steps_per_s']:>14.0f} | {os_['steps_per_s']:>15.0f} | {results['ratios'][str(n)]:>5.2f}× | {gs['p50_ms']:>7.2f} / {gs['p99_ms']:<7.2f} | "
+            f"{os_['p50_ms']:>8.2f} / {os_['p99_ms']:<7.2f} | {gs['server_cpu_us_per_step']:>16.0f} / {os_['server_cpu_us_per_step']:<16.0f} | "
+            f"{gs['client_cpu_us_per_step']:>7.0f} / {os_['client_cpu_us_per_step']:<8.0f}"
+        )
     if a.memory_sessions:
         print(
             f"memory per 1,000 sessions: gem-ts {g['memory_per_1000_sessions_bytes'] / 2**20:.1f} MiB, "

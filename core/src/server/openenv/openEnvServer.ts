@@ -8,9 +8,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { OpenEnvProtocol, parseRoute, type OpenEnvOptions, type Route } from './protocol.ts';
+import { OpenEnvProtocol, parseRoute, type OpenEnvOptions, type Route, type WsOutcome } from './protocol.ts';
 import type { OpenEnvSession } from './session.ts';
-import { RPC_ERROR, rpcError } from './wire.ts';
+import { replyText, RPC_ERROR, rpcError } from './wire.ts';
 
 export interface OpenEnvServerOptions extends OpenEnvOptions {
   host: string;
@@ -99,57 +99,20 @@ export class OpenEnvServer {
     if (!this.protocol.authorized(route.endpoint, req.headers.authorization)) return refuse(socket, 401, unauthorizedText());
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       if (route.endpoint === 'mcp') void this.serveMcpSocket(ws, route);
-      else {
-        this.serveSession(ws, route, url.searchParams.get('session_id')).catch((e: unknown) => {
-          this.protocol.log.error({ err: e instanceof Error ? e.stack : String(e) }, 'OpenEnv session failed');
-          ws.close(WS_GOING_AWAY, 'internal error');
-        });
-      }
+      else this.serveSession(ws, route, url.searchParams.get('session_id'));
     });
   }
 
   /** `/ws`: one session, its messages answered one after another in arrival order. */
-  private async serveSession(ws: WebSocket, route: Route, sessionId: string | null): Promise<void> {
-    const pending: RawData[] = [];
-    let queued: (() => void) | undefined;
-    let gone = false;
-    // Messages that arrive while the session is being made wait their turn.
-    ws.on('message', (data) => {
-      pending.push(data);
-      queued?.();
-    });
-    ws.on('close', () => {
-      gone = true;
-      queued?.();
-    });
+  private serveSession(ws: WebSocket, route: Route, sessionId: string | null): void {
     ws.on('error', () => undefined);
     const opened = this.protocol.openWs(route, sessionId);
     if ('error' in opened) {
       // A refused session gets its error frame, then the close (OpenEnv's clients read the frame first).
-      if (!gone) ws.send(JSON.stringify(opened.error), () => ws.close(WS_NORMAL));
+      ws.send(JSON.stringify(opened.error), () => ws.close(WS_NORMAL));
       return;
     }
-    const { session, owned } = opened;
-    session.kick = (why) => ws.close(WS_GOING_AWAY, why.slice(0, 120));
-    ws.on('ping', () => (session.lastSeen = Date.now()));
-    try {
-      while (!gone) {
-        const data = pending.shift();
-        if (data === undefined) {
-          await new Promise<void>((resolve) => (queued = resolve));
-          queued = undefined;
-          continue;
-        }
-        const outcome = await this.protocol.onWsMessage(session, rawText(data));
-        if (outcome.reply && ws.readyState === ws.OPEN) ws.send(JSON.stringify(outcome.reply));
-        if (outcome.close) {
-          ws.close(WS_NORMAL);
-          break;
-        }
-      }
-    } finally {
-      await this.protocol.closeWs(session, owned);
-    }
+    new SessionSocket(ws, this.protocol, opened.session, opened.owned).listen();
   }
 
   /** `/mcp` as a WebSocket: JSON-RPC requests on one session of its own. */
@@ -184,9 +147,96 @@ export class OpenEnvServer {
   }
 }
 
+/**
+ * A `/ws` socket and its session. A message is answered as soon as it arrives when no earlier one is
+ * still running; one that arrives meanwhile waits its turn. A step or reset whose env runs inline is
+ * answered in the turn its message arrived in: no queue, no promise.
+ */
+class SessionSocket {
+  private readonly waiting: RawData[] = [];
+  /** A message's answer is still to come (a promise): later messages wait. */
+  private busy = false;
+  /** The socket closed, or a `close` message came: nothing more is answered. */
+  private stopped = false;
+  private ended = false;
+
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly protocol: OpenEnvProtocol,
+    private readonly session: OpenEnvSession,
+    private readonly owned: boolean,
+  ) {}
+
+  listen(): void {
+    const { ws, session } = this;
+    session.kick = (why) => ws.close(WS_GOING_AWAY, why.slice(0, 120));
+    ws.on('ping', () => (session.lastSeen = Date.now()));
+    ws.on('message', (data) => this.onMessage(data));
+    ws.on('close', () => {
+      this.stopped = true;
+      if (!this.busy) this.end();
+    });
+  }
+
+  private onMessage(data: RawData): void {
+    if (this.stopped) return;
+    if (this.busy) this.waiting.push(data);
+    else this.run(data);
+  }
+
+  /** Answers `data`, then the messages that came while it ran, until one has to wait for a promise. */
+  private run(data: RawData | undefined): void {
+    while (data !== undefined && !this.stopped) {
+      const outcome = this.protocol.onWsMessage(this.session, rawText(data));
+      if (outcome instanceof Promise) {
+        this.busy = true;
+        outcome.then(
+          (o) => {
+            this.busy = false;
+            this.answer(o);
+            if (this.stopped) this.end();
+            else this.run(this.waiting.shift());
+          },
+          (e: unknown) => this.fail(e),
+        );
+        return;
+      }
+      this.answer(outcome);
+      data = this.waiting.shift();
+    }
+    if (this.stopped) this.end();
+  }
+
+  private answer(outcome: WsOutcome): void {
+    if (outcome.reply && this.ws.readyState === this.ws.OPEN) this.ws.send(replyText(outcome.reply));
+    if (outcome.close) {
+      this.stopped = true;
+      this.ws.close(WS_NORMAL);
+    }
+  }
+
+  /** onWsMessage never rejects; if it ever does, the socket closes rather than hang. */
+  private fail(e: unknown): void {
+    this.protocol.log.error({ err: e instanceof Error ? e.stack : String(e) }, 'OpenEnv session failed');
+    this.busy = false;
+    this.stopped = true;
+    this.ws.close(WS_GOING_AWAY, 'internal error');
+    this.end();
+  }
+
+  /** Detaches the session (ending it when this socket made it), once. */
+  private end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.waiting.length = 0;
+    this.protocol.closeWs(this.session, this.owned).catch((e: unknown) => this.protocol.log.error({ err: e instanceof Error ? e.stack : String(e) }, 'OpenEnv session close failed'));
+  }
+}
+
 function rawText(data: RawData): string {
+  if (Buffer.isBuffer(data)) return data.toString('utf8');
   if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
-  return Buffer.from(data as ArrayBuffer).toString('utf8');
+  return Buffer.from(data).toString('utf8');
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {

@@ -21,7 +21,7 @@ import type { ServerOptions } from '../server.ts';
 import { Tenancy } from '../tenancy.ts';
 import { chooseEnv, httpStatusFor, noEnvChosen, schemaDocument, toolPayload, wsErrorFor, type EnvChoice } from './mapping.ts';
 import { DEFAULT_MAX_SESSIONS } from './flags.ts';
-import { OpenEnvSession, type ToolCallOutcome } from './session.ts';
+import { OpenEnvSession, type ResetOpts, type ToolCallOutcome } from './session.ts';
 import {
   CallToolActionSchema,
   describeValidation,
@@ -211,23 +211,36 @@ export class OpenEnvProtocol {
     if (owned || session.closeWhenDetached) await this.endSession(session, 'WebSocket closed');
   }
 
-  /** One text message on `/ws`, answered in order by the caller (one at a time per socket). */
-  async onWsMessage(session: OpenEnvSession, text: string): Promise<WsOutcome> {
+  /**
+   * One text message on `/ws`, answered in order by the caller (one at a time per socket): the outcome
+   * itself when the message was answered in this turn (a step or reset whose env ran inline, a bad
+   * message), else a promise of it. Never throws or rejects.
+   */
+  onWsMessage(session: OpenEnvSession, text: string): WsOutcome | Promise<WsOutcome> {
     session.lastSeen = Date.now();
     session.inflight++;
+    let out: WsOutcome | Promise<WsOutcome>;
     try {
-      return await this.wsMessage(session, text);
+      out = this.wsMessage(session, text);
     } catch (e) {
-      // Nothing a client sends may end its socket's loop: an unforeseen failure is an error frame.
-      this.log.error({ err: e instanceof Error ? e.stack : String(e) }, 'OpenEnv message failed');
-      return { reply: wsErrorReply(e, 'run') };
-    } finally {
-      session.inflight--;
-      session.lastSeen = Date.now();
+      out = this.unforeseen(e);
     }
+    if (out instanceof Promise) {
+      return out.then(
+        (o) => settled(session, o),
+        (e: unknown) => settled(session, this.unforeseen(e)),
+      );
+    }
+    return settled(session, out);
   }
 
-  private async wsMessage(session: OpenEnvSession, text: string): Promise<WsOutcome> {
+  /** Nothing a client sends may end its socket's loop: an unforeseen failure is an error frame. */
+  private unforeseen(e: unknown): WsOutcome {
+    this.log.error({ err: e instanceof Error ? e.stack : String(e) }, 'OpenEnv message failed');
+    return { reply: wsErrorReply(e, 'run') };
+  }
+
+  private wsMessage(session: OpenEnvSession, text: string): WsOutcome | Promise<WsOutcome> {
     let raw: unknown;
     try {
       raw = JSON.parse(text);
@@ -238,6 +251,21 @@ export class OpenEnvProtocol {
       return { reply: wsError(WS_ERROR.VALIDATION_ERROR, "Invalid message: a message is a JSON object with a 'type'.", { errors: [] }) };
     }
     const type = (raw as { type?: unknown }).type;
+    // The two messages of a rollout, in their plain shapes, skip the schemas (which would accept
+    // them as they are); any other shape goes through the schemas and gets their errors.
+    if (type === 'step') {
+      const message = plainStepText(raw as Record<string, unknown>);
+      if (message !== undefined) return wrapReply(observationOf(session, message));
+    } else if (type === 'reset') {
+      const plain = plainReset(raw as Record<string, unknown>);
+      const choice = plain && session.currentChoice;
+      if (plain && choice && session.holds(choice)) return wrapReply(observationOf(session, undefined, choice, plain));
+    }
+    return this.wsChecked(session, raw, type);
+  }
+
+  /** A message checked by its schema (every shape but the plain step and reset of a held env). */
+  private async wsChecked(session: OpenEnvSession, raw: object, type: unknown): Promise<WsOutcome> {
     if (typeof type !== 'string' || !Object.hasOwn(WsMessageSchemas, type)) {
       const known = Object.keys(WsMessageSchemas).join(', ');
       return { reply: wsError(WS_ERROR.UNKNOWN_TYPE, `Unknown message type: ${typeof type === 'string' ? type.slice(0, 64) : String(type)} (known: ${known})`) };
@@ -269,11 +297,7 @@ export class OpenEnvProtocol {
     } catch (e) {
       return wsErrorReply(e, 'make');
     }
-    try {
-      return { type: 'observation', data: await session.reset(choice, { seed: parsed.data.seed, episodeId: parsed.data.episode_id, resetOptions: parsed.data.reset_options }) };
-    } catch (e) {
-      return wsErrorReply(e, 'run');
-    }
+    return observationOf(session, undefined, choice, { seed: parsed.data.seed, episodeId: parsed.data.episode_id, resetOptions: parsed.data.reset_options });
   }
 
   private async wsStep(session: OpenEnvSession, action: Record<string, unknown>): Promise<WsReply> {
@@ -505,6 +529,73 @@ export class CapacityError extends Error {
   ) {
     super(`Server at capacity: ${active} of ${max} OpenEnv sessions are open (the operator raises it with gem-ts serve --openenv-max-sessions).`);
   }
+}
+
+function settled(session: OpenEnvSession, outcome: WsOutcome): WsOutcome {
+  session.inflight--;
+  session.lastSeen = Date.now();
+  return outcome;
+}
+
+function wrapReply(reply: WsReply | Promise<WsReply>): WsOutcome | Promise<WsOutcome> {
+  return reply instanceof Promise ? reply.then((r) => ({ reply: r })) : { reply };
+}
+
+/**
+ * The observation reply of a text step (`choice` undefined) or of a reset of the env the session
+ * holds: at once when the env ran inline, else a promise; a failure is an error frame ('run').
+ */
+function observationOf(session: OpenEnvSession, text: string | undefined, choice?: EnvChoice, reset?: ResetOpts): WsReply | Promise<WsReply> {
+  let data: StepPayload | Promise<StepPayload>;
+  try {
+    data = choice === undefined ? session.step(text!) : session.resetHeld(choice, reset);
+  } catch (e) {
+    return wsErrorReply(e, 'run');
+  }
+  if (data instanceof Promise) return data.then(observation, (e: unknown) => wsErrorReply(e, 'run'));
+  return observation(data);
+}
+
+function observation(data: StepPayload): WsReply {
+  return { type: 'observation', data };
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Whether every key of `o` is `a` or `b`. */
+function onlyKeys(o: object, a: string, b: string): boolean {
+  for (const k in o) if (k !== a && k !== b) return false;
+  return true;
+}
+
+/**
+ * The text of a step message of the plain shape `{type: 'step', data: {message, metadata?}}`, which
+ * the message and text-action schemas accept unchanged; undefined for any other shape.
+ */
+function plainStepText(raw: Record<string, unknown>): string | undefined {
+  if (!onlyKeys(raw, 'type', 'data')) return undefined;
+  const data = raw.data;
+  if (!isPlainObject(data) || !onlyKeys(data, 'message', 'metadata')) return undefined;
+  const { message, metadata } = data;
+  if (typeof message !== 'string' || (metadata !== undefined && !isPlainObject(metadata))) return undefined;
+  return message;
+}
+
+/**
+ * The seed and episode id of a reset message of the plain shape `{type: 'reset', data?: {seed?,
+ * episode_id?}}` with values ResetDataSchema accepts as they are; undefined for any other shape.
+ */
+function plainReset(raw: Record<string, unknown>): ResetOpts | undefined {
+  if (!onlyKeys(raw, 'type', 'data')) return undefined;
+  const data = raw.data;
+  if (data === undefined) return {};
+  if (!isPlainObject(data) || !onlyKeys(data, 'seed', 'episode_id')) return undefined;
+  const { seed, episode_id: episodeId } = data;
+  if (!(seed === undefined || seed === null || (typeof seed === 'number' && Number.isSafeInteger(seed) && seed >= 0))) return undefined;
+  if (!(episodeId === undefined || episodeId === null || (typeof episodeId === 'string' && episodeId.length <= 255))) return undefined;
+  return { seed, episodeId };
 }
 
 function invalid(error: z.ZodError, what: string, root: string): WsReply {

@@ -1,8 +1,11 @@
 /**
  * One OpenEnv session = one gem-ts env, served through the same session layer as the ZeroMQ front
- * door: a ClientSession with its own tenancy scope (tenancy.ts), whose env is a one-env handle made,
- * reset, stepped and closed by the op handlers (opHandlers.ts), so the same limits, quotas, catalogue
- * overlays and in-order queue apply. Nothing here touches a socket; openEnvServer.ts does.
+ * door: a ClientSession with its own tenancy scope (tenancy.ts), whose env is a one-env handle made
+ * and closed by the op handlers (opHandlers.ts), so the same limits, quotas and catalogue overlays
+ * apply. Steps and resets take their turn in that handle's in-order queue row by row, as the `batch`
+ * op's rows do: when the turn is now and the env has sync twins, the row runs inline and its payload
+ * is returned without a promise (a WebSocket message answered in the turn it arrived). Nothing here
+ * touches a socket; openEnvServer.ts does.
  */
 import { randomUUID } from 'node:crypto';
 import { GemError } from '../../core/errors.ts';
@@ -12,10 +15,12 @@ import type { TextTool } from '../../tools/tool.ts';
 import { ToolEnvWrapper } from '../../tools/toolEnvWrapper.ts';
 import { ClientSession } from '../clientSession.ts';
 import type { OpHandlers } from '../opHandlers.ts';
+import type { ServedPool } from '../servedPool.ts';
 import type { ParsedRequest } from '../protocol/frames.ts';
-import { REQUEST_SCHEMAS, type InlineRows } from '../protocol/headers.ts';
+import { REQUEST_SCHEMAS } from '../protocol/headers.ts';
 import { PROTOCOL_VERSION, type RequestOp } from '../protocol/version.ts';
 import type { SessionScope } from '../tenancy.ts';
+import type { EachRowSink } from '../../vector/vectorEnvBase.ts';
 import { choiceKey, noEnvChosen, stepPayload, toolListing, type EnvChoice, type EpisodeState } from './mapping.ts';
 import type { StepPayload } from './wire.ts';
 
@@ -32,6 +37,25 @@ function request(op: RequestOp, fields: Record<string, unknown>): ParsedRequest 
     throw new GemError('INVALID_REQUEST', `Invalid ${op}: ${why}`);
   }
   return { op, id, header: parsed.data } as ParsedRequest;
+}
+
+/** The one env of a session's handle. */
+const ENV_ZERO: readonly number[] = Object.freeze([0]);
+
+/** Columns for one row, which a step or reset writes into (and an error, when the row failed). */
+function oneRowSink(): EachRowSink {
+  return {
+    rows: { observations: [''], rewards: new Float64Array(1), terminated: [false], truncated: [false], infos: [{}] },
+    at: ENV_ZERO,
+    errors: [undefined],
+  };
+}
+
+/** A reset's OpenEnv fields: the seed, the episode id (a fresh UUID when absent), per-reset options. */
+export interface ResetOpts {
+  seed?: number | null;
+  episodeId?: string | null;
+  resetOptions?: Record<string, unknown>;
 }
 
 /** What a tool call gave: a result (the tool ran, maybe failing in its own terms) or an error. */
@@ -55,6 +79,10 @@ export class OpenEnvSession {
   private choice?: EnvChoice;
   private episode: EpisodeState = { episode_id: null, step_count: 0, env_id: null, seed: null, total_reward: 0, done: false };
   private ended = false;
+  /** The row columns of this session's steps and resets, reused while no other call holds them. */
+  private sink?: EachRowSink;
+  /** The episode's id is a fresh UUID not drawn yet (no one has read it). */
+  private episodeIdToDraw = false;
 
   constructor(
     readonly id: string,
@@ -71,11 +99,15 @@ export class OpenEnvSession {
     return this.ended;
   }
 
+  /** Whether the session's env is the one of `choice` already (so a reset needs no make). */
+  holds(choice: EnvChoice): boolean {
+    return !this.ended && this.handle !== undefined && (choice === this.choice || choiceKey(choice) === this.madeKey);
+  }
+
   /** Makes the env of `choice` unless the session already holds it; a different choice replaces it. */
   async ensureEnv(choice: EnvChoice): Promise<void> {
     this.assertOpen();
-    const key = choiceKey(choice);
-    if (this.handle !== undefined && key === this.madeKey) return;
+    if (this.holds(choice)) return;
     await this.dropEnv();
     const made = await this.ops.handle(
       this.client,
@@ -89,34 +121,100 @@ export class OpenEnvSession {
       }),
     );
     this.handle = made.fields.handle as number;
-    this.madeKey = key;
+    this.madeKey = choiceKey(choice);
     this.choice = choice;
     this.episode = { episode_id: null, step_count: 0, env_id: choice.envId, seed: null, total_reward: 0, done: false };
+    this.episodeIdToDraw = false;
   }
 
-  async reset(choice: EnvChoice | undefined, opts: { seed?: number | null; episodeId?: string | null; resetOptions?: Record<string, unknown> } = {}): Promise<StepPayload> {
+  async reset(choice: EnvChoice | undefined, opts: ResetOpts = {}): Promise<StepPayload> {
     const wanted = choice ?? this.choice;
     if (!wanted) throw noEnvChosen();
     await this.ensureEnv(wanted);
-    const seed = opts.seed ?? null;
-    const r = await this.ops.handle(this.client, request('reset', { handle: this.handle, seed, options: opts.resetOptions, reply_format: 'inline' }));
-    const rows = r.fields.rows as InlineRows;
-    this.episode = { episode_id: opts.episodeId ?? randomUUID(), step_count: 0, env_id: wanted.envId, seed, total_reward: 0, done: false };
-    return stepPayload(rows.observation[0], null, false, false, rows.info[0]);
+    return this.resetHeld(wanted, opts);
   }
 
-  async step(action: string): Promise<StepPayload> {
+  /**
+   * A reset of the env the session holds (`holds(choice)`), in its turn in the handle's in-order
+   * queue: the payload at once when that turn was now and the env reset inline, else a promise.
+   */
+  resetHeld(choice: EnvChoice, opts: ResetOpts = {}): StepPayload | Promise<StepPayload> {
+    this.assertOpen();
+    const seed = opts.seed ?? null;
+    const pool = this.pool();
+    const into = this.takeSink();
+    const waiting = pool.resetEachInOrder({ indices: ENV_ZERO as number[], seed: seed ?? undefined, options: opts.resetOptions }, into);
+    if (waiting === undefined) return this.wasReset(into, choice, seed, opts.episodeId);
+    return waiting.then(
+      () => this.wasReset(into, choice, seed, opts.episodeId),
+      (e: unknown) => this.failed(into, e),
+    );
+  }
+
+  /** A step of the session's env, in its turn: the payload at once when it ran inline, else a promise. */
+  step(action: string): StepPayload | Promise<StepPayload> {
     this.assertOpen();
     if (this.handle === undefined || this.episode.episode_id === null) {
       throw new GemError('RESET_NEEDED', 'Call reset before step: this session has no episode yet.');
     }
-    const r = await this.ops.handle(this.client, request('step', { handle: this.handle, rows: { env_index: [0], action: [action] }, reply_format: 'inline' }));
-    const rows = r.fields.rows as InlineRows;
-    const reward = rows.reward[0];
+    const pool = this.pool();
+    const into = this.takeSink();
+    const waiting = pool.stepEachInOrder([action], ENV_ZERO as number[], into);
+    if (waiting === undefined) return this.stepped(into);
+    return waiting.then(
+      () => this.stepped(into),
+      (e: unknown) => this.failed(into, e),
+    );
+  }
+
+  // (Methods, not closures per call: a session makes one call per message.)
+
+  private wasReset(into: EachRowSink, choice: EnvChoice, seed: number | null, episodeId: string | null | undefined): StepPayload {
+    const { observations, infos } = this.giveSink(into);
+    // An episode id the client gave, else a fresh UUID, drawn when first read (state()).
+    this.episode = { episode_id: episodeId ?? '', step_count: 0, env_id: choice.envId, seed, total_reward: 0, done: false };
+    this.episodeIdToDraw = episodeId === undefined || episodeId === null;
+    return stepPayload(observations[0], null, false, false, infos[0]);
+  }
+
+  private stepped(into: EachRowSink): StepPayload {
+    const rows = this.giveSink(into);
+    const reward = rows.rewards[0];
+    const terminated = rows.terminated[0];
+    const truncated = rows.truncated[0];
     this.episode.step_count += 1;
     this.episode.total_reward += reward;
-    this.episode.done = rows.terminated[0] || rows.truncated[0];
-    return stepPayload(rows.observation[0], reward, rows.terminated[0], rows.truncated[0], rows.info[0]);
+    this.episode.done = terminated || truncated;
+    return stepPayload(rows.observations[0], reward, terminated, truncated, rows.infos[0]);
+  }
+
+  private failed(into: EachRowSink, e: unknown): never {
+    into.errors[0] = undefined;
+    this.sink = into;
+    throw e;
+  }
+
+  private pool(): ServedPool {
+    return this.client.getHandle(this.handle!).pool;
+  }
+
+  /** The session's row columns, or fresh ones while another call holds them. */
+  private takeSink(): EachRowSink {
+    const sink = this.sink ?? oneRowSink();
+    this.sink = undefined;
+    return sink;
+  }
+
+  /**
+   * The row a call wrote, to be read at once (the columns go back for the next call), or its error
+   * thrown: the same error the handle's in-order step or reset would have rejected with.
+   */
+  private giveSink(into: EachRowSink): EachRowSink['rows'] {
+    const e = into.errors[0];
+    into.errors[0] = undefined;
+    this.sink = into;
+    if (e !== undefined) throw e;
+    return into.rows;
   }
 
   /** The env the session holds or will make: the last one made, else the fallback. */
@@ -125,6 +223,10 @@ export class OpenEnvSession {
   }
 
   state(): EpisodeState {
+    if (this.episodeIdToDraw) {
+      this.episode.episode_id = randomUUID();
+      this.episodeIdToDraw = false;
+    }
     return { ...this.episode, env_id: this.episode.env_id ?? this.choice?.envId ?? this.fallback?.envId ?? null };
   }
 

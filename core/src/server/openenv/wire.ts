@@ -149,3 +149,42 @@ export function describeValidation(error: z.ZodError, what: string): string {
   });
   return `Invalid ${what}: ${parts.join('; ')}`.slice(0, 2000);
 }
+
+/**
+ * `JSON.stringify(reply)`, the same text, with the usual observation reply (a step or reset row:
+ * `{observation: {text, terminated, truncated, metadata}, reward, done, metadata?}`) written field by
+ * field: its text escaped once and its metadata, which it carries twice, serialised once. Anything
+ * of another shape goes to JSON.stringify whole.
+ */
+export function replyText(reply: WsReply | RpcResponse): string {
+  if (!('type' in reply) || reply.type !== 'observation') return JSON.stringify(reply);
+  const d = reply.data;
+  const o = d.observation;
+  const { text, terminated, truncated, metadata } = o as { text?: unknown; terminated?: unknown; truncated?: unknown; metadata?: unknown };
+  if (
+    typeof text !== 'string' ||
+    typeof terminated !== 'boolean' ||
+    typeof truncated !== 'boolean' ||
+    typeof metadata !== 'object' ||
+    metadata === null ||
+    typeof d.done !== 'boolean' ||
+    !(d.reward === null || typeof d.reward === 'number') ||
+    (d.metadata !== undefined && d.metadata !== metadata) ||
+    !hasKeys(o, 4) ||
+    !hasKeys(d, d.metadata === undefined ? 3 : 4)
+  ) {
+    return JSON.stringify(reply);
+  }
+  const meta = JSON.stringify(metadata);
+  return (
+    `{"type":"observation","data":{"observation":{"text":${JSON.stringify(text)},"terminated":${terminated},"truncated":${truncated},` +
+    `"metadata":${meta}},"reward":${JSON.stringify(d.reward)},"done":${d.done}${d.metadata === undefined ? '' : `,"metadata":${meta}`}}}`
+  );
+}
+
+/** Whether `o` has exactly `n` own enumerable keys (the ones checked by name above). */
+function hasKeys(o: object, n: number): boolean {
+  let k = 0;
+  for (const key in o) if (Object.hasOwn(o, key)) k++;
+  return k === n;
+}

@@ -7,9 +7,10 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { builtinCatalog } from '../../../src/envs/builtinCatalog.ts';
 import { GemError } from '../../../src/core/errors.ts';
-import { chooseEnv, stepPayload, wsErrorFor } from '../../../src/server/openenv/mapping.ts';
+import { chooseEnv, stepPayload, toolPayload, wsErrorFor } from '../../../src/server/openenv/mapping.ts';
 import { parseOpenEnvFlags } from '../../../src/server/openenv/flags.ts';
-import { OpenEnvProtocol, parseRoute, type OpenEnvOptions, type Route } from '../../../src/server/openenv/protocol.ts';
+import { replyText, rpcResult, wsError, type WsReply } from '../../../src/server/openenv/wire.ts';
+import { OpenEnvProtocol, parseRoute, type OpenEnvOptions, type Route, type WsOutcome } from '../../../src/server/openenv/protocol.ts';
 import { OpenEnvServer } from '../../../src/server/openenv/openEnvServer.ts';
 import type { OpenEnvSession } from '../../../src/server/openenv/session.ts';
 import { ClientSession } from '../../../src/server/clientSession.ts';
@@ -80,6 +81,23 @@ describe('mapping', () => {
       metadata: { a: 1 },
     });
     expect(stepPayload('x', null, false, false, {})).toEqual({ observation: { text: 'x', terminated: false, truncated: false, metadata: {} }, reward: null, done: false });
+  });
+
+  it('writes every reply as JSON.stringify does, the usual observation reply field by field', () => {
+    const obs = (data: WsReply['data']): WsReply => ({ type: 'observation', data }) as WsReply;
+    const replies: WsReply[] = [
+      obs(stepPayload('Guess "a" number\n\\boxed{}', null, false, false, { suffix: 'é ✓' })),
+      obs(stepPayload('x', 1, true, false, {})),
+      obs(stepPayload('x', Number.NaN, false, true, { nested: { list: [1, null, 'two'] }, gone: undefined })),
+      obs(stepPayload('x', -0.5, false, false, undefined as never)),
+      obs(toolPayload({ tools: [] }, false)),
+      obs({ observation: { text: 'x', terminated: false, truncated: false, metadata: {}, extra: 1 }, reward: 0, done: false }),
+      obs({ observation: { text: 'x', terminated: false, truncated: false, metadata: {} }, reward: 0, done: false, metadata: { other: 1 } }),
+      { type: 'state', data: { episode_id: null, step_count: 0 } },
+      wsError('EXECUTION_ERROR', 'boom', { gem_code: 'INTERNAL' }),
+    ];
+    for (const r of replies) expect(replyText(r)).toBe(JSON.stringify(r));
+    expect(replyText(rpcResult(1, { tools: [] }))).toBe(JSON.stringify(rpcResult(1, { tools: [] })));
   });
 
   it("picks the env: the reset's fields over the route's choice, whose options go only with its own id", () => {
@@ -174,6 +192,38 @@ describe('OpenEnv protocol without sockets', () => {
     expect((await send({ type: 'reset', data: { seed: 1 } })).type).toBe('observation');
     expect(await send({ type: 'step', data: { action: 'x' } })).toMatchObject({ type: 'error', data: { code: 'VALIDATION_ERROR', message: expect.stringContaining("'action'") } });
     expect((await send({ type: 'step', data: { message: '\\boxed{5}' } })).type).toBe('observation');
+  });
+
+  it('answers a plain step or reset of a made env in the turn it came, as the schema-checked path answers it', async () => {
+    const p = protocol();
+    const { session, send } = open(p);
+    const ask = (msg: unknown) => p.onWsMessage(session, JSON.stringify(msg));
+    // The first reset makes the env: its answer comes later.
+    const making = ask({ type: 'reset', data: { seed: 3 } });
+    expect(making).toBeInstanceOf(Promise);
+    const first = (await making).reply;
+    // Then plain resets and steps are answered at once.
+    const again = ask({ type: 'reset', data: { seed: 3, episode_id: 'ep-2' } });
+    expect(again).not.toBeInstanceOf(Promise);
+    expect((again as WsOutcome).reply).toEqual(first);
+    // A reset naming the env goes through the schemas and gives the same observation.
+    expect(await send({ type: 'reset', data: { seed: 3, env_id: GAME } })).toEqual(first);
+    const step = ask({ data: { metadata: { note: 1 }, message: '\\boxed{5}' }, type: 'step' });
+    expect(step).not.toBeInstanceOf(Promise);
+    expect((step as WsOutcome).reply).toMatchObject({ type: 'observation', data: { observation: { text: expect.stringContaining('5') } } });
+    expect(session.inflight).toBe(0);
+    // Shapes the schemas refuse are refused as before.
+    expect(await send({ type: 'step', data: { message: 5 } })).toMatchObject({ type: 'error', data: { code: 'VALIDATION_ERROR' } });
+    expect(await send({ type: 'step', data: { message: 'x', extra: 1 } })).toMatchObject({ type: 'error', data: { code: 'VALIDATION_ERROR', message: expect.stringContaining("'extra'") } });
+    expect(await send({ type: 'step', data: { message: 'x' }, id: 1 })).toMatchObject({ type: 'error', data: { code: 'VALIDATION_ERROR' } });
+    expect(await send({ type: 'reset', data: { seed: 1.5 } })).toMatchObject({ type: 'error', data: { code: 'VALIDATION_ERROR', errors: [{ loc: ['data', 'seed'] }] } });
+    expect(await send({ type: 'reset', data: { episode_id: 'x'.repeat(256) } })).toMatchObject({ type: 'error', data: { code: 'VALIDATION_ERROR' } });
+    expect(await send({ type: 'reset', data: null })).toMatchObject({ type: 'error', data: { code: 'VALIDATION_ERROR' } });
+    expect(await send({ type: 'state' })).toMatchObject({ type: 'state', data: { episode_id: expect.any(String), step_count: 1, seed: 3 } });
+    // A closed session answers as before: a reset is refused as the make is, a step as a run.
+    await p.endSession(session, 'test');
+    expect(await send({ type: 'reset', data: {} })).toMatchObject({ type: 'error', data: { code: 'FACTORY_ERROR', gem_code: 'ENV_CLOSED' } });
+    expect(await send({ type: 'step', data: { message: 'x' } })).toMatchObject({ type: 'error', data: { code: 'EXECUTION_ERROR', gem_code: 'ENV_CLOSED' } });
   });
 
   it('says how to pick an env when nothing names one, and takes env_id from reset', async () => {
@@ -323,6 +373,63 @@ describe('OpenEnv server over sockets', () => {
       ws.on('error', reject);
     });
   }
+
+  it('answers pipelined messages in order while the first one still makes the env, and ends the session with a close message', async () => {
+    const base = await start();
+    const door = servers.at(-1)!;
+    const ws = new WebSocket(`${base.replace('http://', 'ws://')}/envs/${GAME}/ws`);
+    await new Promise((resolve, reject) => (ws.on('open', resolve), ws.on('error', reject)));
+    const replies: any[] = [];
+    const messages = [
+      { type: 'reset', data: { seed: 3 } },
+      { type: 'step', data: { message: '\\boxed{1}' } },
+      { type: 'step', data: { message: '\\boxed{2}' } },
+      { type: 'state' },
+      { type: 'reset', data: { seed: 4, episode_id: 'b' } },
+      { type: 'step', data: { message: 'no guess' } },
+      { type: 'state' },
+    ];
+    const all = new Promise<void>((resolve) =>
+      ws.on('message', (d) => {
+        replies.push(JSON.parse(String(d)));
+        if (replies.length === messages.length) resolve();
+      }),
+    );
+    for (const m of messages) ws.send(JSON.stringify(m));
+    await all;
+    expect(replies.map((r) => r.type)).toEqual(['observation', 'observation', 'observation', 'state', 'observation', 'observation', 'state']);
+    expect(replies[0].data).toMatchObject({ reward: null, done: false });
+    expect(replies[3].data).toMatchObject({ step_count: 2, seed: 3 });
+    expect(replies[6].data).toMatchObject({ step_count: 1, seed: 4, episode_id: 'b' });
+    expect(door.protocol.sessionCount).toBe(1);
+    // Nothing after `close` is answered, and the session ends with it.
+    const closed = new Promise((resolve) => ws.on('close', resolve));
+    ws.send(JSON.stringify({ type: 'close' }));
+    ws.send(JSON.stringify({ type: 'state' }));
+    await closed;
+    expect(replies).toHaveLength(messages.length);
+    expect(door.protocol.sessionCount).toBe(0);
+  });
+
+  it('ends the session of a socket that closes with its messages still running or waiting', async () => {
+    const base = await start();
+    const door = servers.at(-1)!;
+    const closeWs = door.protocol.closeWs.bind(door.protocol);
+    let detached!: () => void;
+    const gone = new Promise<void>((resolve) => (detached = resolve));
+    door.protocol.closeWs = async (session, owned) => {
+      await closeWs(session, owned);
+      detached();
+    };
+    const ws = new WebSocket(`${base.replace('http://', 'ws://')}/envs/${GAME}/ws`);
+    await new Promise((resolve, reject) => (ws.on('open', resolve), ws.on('error', reject)));
+    // The reset makes the env (a promise) and the step waits for it; the socket closes right behind them.
+    ws.send(JSON.stringify({ type: 'reset', data: { seed: 3 } }));
+    ws.send(JSON.stringify({ type: 'step', data: { message: '\\boxed{1}' } }));
+    ws.close();
+    await gone;
+    expect(door.protocol.sessionCount).toBe(0);
+  });
 
   it('plays over a WebSocket, answers HTTP, and refuses a missing token with 401', async () => {
     const base = await start({ authToken: 'tok' });
