@@ -137,6 +137,10 @@ def _step_text(rng: random.Random) -> str:
     return json.dumps({"type": "step", "data": {"message": f"\\boxed{{{rng.randint(1, 10)}}}"}})
 
 
+# The ten step messages a guess can make, encoded once (the raw client sends these bytes).
+_STEP_BYTES = [json.dumps({"type": "step", "data": {"message": f"\\boxed{{{g}}}"}}).encode() for g in range(1, 11)]
+
+
 def _reset_text(seed: int) -> str:
     return json.dumps({"type": "reset", "data": {"seed": seed}})
 
@@ -173,10 +177,10 @@ class _RawSession(asyncio.Protocol):
             payload = (int.from_bytes(payload, "big") ^ int.from_bytes(mask, "big")).to_bytes(n, "big")
         self.transport.write(head + key + payload)  # type: ignore[union-attr]
 
-    def ask(self, kind: str, text: str) -> None:
+    def ask(self, kind: str, payload: bytes) -> None:
         self.asked = kind
         self.t0 = time.perf_counter()
-        self.write_frame(0x1, text.encode())
+        self.write_frame(0x1, payload)
 
     # asyncio.Protocol
 
@@ -203,7 +207,7 @@ class _RawSession(asyncio.Protocol):
             if lines[0].split(" ")[1:2] != ["101"] or headers.get("sec-websocket-accept") != accept:
                 return self.fail(RuntimeError(f"WebSocket handshake refused: {lines[0]}"))
             self.upgraded = True
-            self.ask("reset", _reset_text(self.seed))
+            self.ask("reset", _reset_text(self.seed).encode())
         while len(buf) >= 2:
             b0, n = buf[0], buf[1]
             if n & 0x80:
@@ -257,13 +261,13 @@ class _RawSession(asyncio.Protocol):
                 if len(self.out["lat"]) < 20000:
                     self.out["lat"].append((t1 - self.t0) * 1e3)
             if reply["data"]["done"]:
-                return self.ask("reset", _reset_text(self.rng.randint(0, 1 << 30)))
-        if time.perf_counter() >= self.stop_at:
+                return self.ask("reset", _reset_text(self.rng.randint(0, 1 << 30)).encode())
+        if t1 >= self.stop_at:
             self.closing = True
             self.write_frame(0x1, json.dumps({"type": "close"}).encode())
             self.write_frame(0x8, (1000).to_bytes(2, "big"))
             return
-        self.ask("step", _step_text(self.rng))
+        self.ask("step", _STEP_BYTES[self.rng.randint(1, 10) - 1])
 
     def fail(self, e: Exception) -> None:
         if not self.done.done():
@@ -547,7 +551,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=0, help="client processes (default: min(sessions, CPUs))")
     ap.add_argument("--memory-sessions", type=int, default=MEMORY_SESSIONS, help="0 skips the memory check")
     ap.add_argument("--client", choices=sorted(CLIENTS), default="raw", help="the client both servers are driven by (see the clients' note in this file)")
-    ap.add_argument("--only", choices=["gem-ts", "openenv"], help=argparse.SUPPRESS)
+    ap.add_argument("--only", choices=["gem-ts", "openenv"], help="run one server (prints its figures; writes no results file)")
     ap.add_argument("--serve-peer", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--max-sessions", type=int, default=4096, help=argparse.SUPPRESS)
     ap.add_argument("--client-worker", nargs=6, help=argparse.SUPPRESS)
@@ -570,25 +574,29 @@ def main() -> None:
         "client": a.client,
         "load_before": os.getloadavg(),
     }
-    sides = (("gem-ts", lambda: start_gem_ts(cap)), ("openenv", lambda: start_openenv(py, cap)))
-    for name, start in sides:
-        if a.only and name != a.only:
-            continue
-        server = start()
-        try:
-            side: Dict[str, Any] = {}
-            for n in sizes:
-                workers = a.workers or max(1, min(n, os.cpu_count() or 1))
-                r = side[str(n)] = throughput(py, server, n, a.seconds, a.warmup, workers, a.client)
+    starts = {"gem-ts": lambda: start_gem_ts(cap), "openenv": lambda: start_openenv(py, cap)}
+    names = [name for name in starts if not a.only or name == a.only]
+    servers: Dict[str, Server] = {}
+    try:
+        for name in names:
+            servers[name] = starts[name]()
+            results[name] = {}
+        # Size by size, one server then the other (the idle one waits on its sockets): what else runs on
+        # the machine drifts less between the two than between two whole passes.
+        for n in sizes:
+            workers = a.workers or max(1, min(n, os.cpu_count() or 1))
+            for name in names:
+                r = results[name][str(n)] = throughput(py, servers[name], n, a.seconds, a.warmup, workers, a.client)
                 print(
                     f"{name:8s} {n:4d} sessions: {r['steps_per_s']:10.0f} steps/s  p50 {r['p50_ms']:.2f} ms  p99 {r['p99_ms']:.2f} ms  "
                     f"CPU µs/step: server {r['server_cpu_us_per_step']:.0f}, clients {r['client_cpu_us_per_step']:.0f}",
                     file=sys.stderr,
                 )
-            if a.memory_sessions:
-                side["memory_per_1000_sessions_bytes"] = memory_per_1000(py, server, a.memory_sessions)
-            results[name] = side
-        finally:
+        if a.memory_sessions:
+            for name in names:
+                results[name]["memory_per_1000_sessions_bytes"] = memory_per_1000(py, servers[name], a.memory_sessions)
+    finally:
+        for server in servers.values():
             server.close()
     results["load_after"] = os.getloadavg()
     if a.only:
