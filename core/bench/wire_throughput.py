@@ -15,6 +15,7 @@ Both sides run the same loop: draw n actions from the same ten strings, step, co
     .venv/bin/python core/bench/wire_throughput.py              # 3 rounds of 3 s windows, JSON + table
     .venv/bin/python core/bench/wire_throughput.py --seconds 1 --rounds 1  # quicker, noisier
     .venv/bin/python core/bench/wire_throughput.py --aio-only    # only the tcp trainer paths, each round
+    .venv/bin/python core/bench/wire_throughput.py --batch-only --sizes 64,1024  # vector envs vs GEM, CPU µs per env-step
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, List
+from typing import Any, Callable, Dict, List, Optional
 
 from peer_venv import ensure_peer_venv
 
@@ -61,7 +62,7 @@ def measure(
             elapsed = time.perf_counter() - t0
             if elapsed >= limit:
                 cpu = time.process_time() - c0 + other_cpu() - o0
-                return {"wall": count / elapsed, "cpu": count / max(cpu, 1e-9)}
+                return {"wall": count / elapsed, "cpu": count / max(cpu, 1e-9), "cpu_us_per_step": cpu * 1e6 / count}
 
     run(warmup)
     return run(seconds)
@@ -70,13 +71,13 @@ def measure(
 # ── GEM side (runs inside .venv-gem) ─────────────────────────────────────────────────────────────
 
 
-def gem_worker(seconds: float) -> None:
+def gem_worker(seconds: float, sizes: List[int]) -> None:
     with contextlib.redirect_stdout(io.StringIO()):  # GEM prints banners on import and make_vec
         import gem
 
     out: Dict[str, Dict[str, Dict[str, float]]] = {"sync": {}, "async": {}}
     for mode in ("sync", "async"):
-        for n in SIZES:
+        for n in sizes:
             with contextlib.redirect_stdout(io.StringIO()):
                 envs = gem.make_vec([ENV_ID] * n, async_mode=(mode == "async"), seed=0)
                 envs.reset(seed=0)
@@ -89,9 +90,10 @@ def gem_worker(seconds: float) -> None:
     print(json.dumps({"gem_version": version("gem-llm"), **out}))
 
 
-def run_gem(seconds: float) -> Dict[str, Any]:
+def run_gem(seconds: float, sizes: List[int]) -> Dict[str, Any]:
     py = ensure_peer_venv(GEM_VENV, [GEM_PIN, "numpy"])
-    proc = subprocess.run([str(py), __file__, "--gem-worker", "--seconds", str(seconds)], capture_output=True, text=True)
+    sizes_arg = ",".join(map(str, sizes))
+    proc = subprocess.run([str(py), __file__, "--gem-worker", "--seconds", str(seconds), "--sizes", sizes_arg], capture_output=True, text=True)
     if proc.returncode != 0:
         raise SystemExit(f"GEM worker failed:\n{proc.stderr[-3000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -100,12 +102,12 @@ def run_gem(seconds: float) -> Dict[str, Any]:
 # ── gem_ts side ──────────────────────────────────────────────────────────────────────────────────
 
 
-def gem_ts_throughput(client, seconds: float) -> Dict[str, Dict[str, float]]:
+def gem_ts_throughput(client, seconds: float, sizes: List[int]) -> Dict[str, Dict[str, float]]:
     import gem_ts
 
     server_cpu = lambda: client.stats()["server"]["cpu_s"]  # noqa: E731
     out = {}
-    for n in SIZES:
+    for n in sizes:
         envs = gem_ts.make_vec(ENV_ID, num_envs=n, seed=0, client=client)
         envs.reset(seed=0)
         out[str(n)] = measure(envs.step, n, seconds, other_cpu=server_cpu)
@@ -174,8 +176,13 @@ def aio_coalesced(endpoint: str, agents: int = 256, seconds: float = 3.0) -> Dic
     return {"agents": agents, "env_steps_per_s": asyncio.run(main())}
 
 
-async def coroutine_steps(client, agents: int, seconds: float) -> float:
-    """env-steps/s of `agents` coroutines, each stepping its own sub-env of one handle."""
+async def _server_cpu(client) -> float:
+    return float((await client.stats())["server"]["cpu_s"])
+
+
+async def coroutine_steps(client, agents: int, seconds: float, cpu: Optional[Dict[str, float]] = None) -> float:
+    """env-steps/s of `agents` coroutines, each stepping its own sub-env of one handle; with `cpu`,
+    its "cpu_us_per_step" is set to this process's and the server's CPU per env-step."""
     pool = await client.make_vec(ENV_ID, num_envs=agents, seed=0)
     await pool.reset(seed=0)
     stop = time.perf_counter() + seconds
@@ -188,14 +195,19 @@ async def coroutine_steps(client, agents: int, seconds: float) -> float:
             k += 7
             counts[i] += 1
 
-    t0 = time.perf_counter()
+    s0 = await _server_cpu(client)
+    t0, c0 = time.perf_counter(), time.process_time()
     await asyncio.gather(*[agent(i) for i in range(agents)])
-    rate = sum(counts) / (time.perf_counter() - t0)
+    elapsed, used = time.perf_counter() - t0, time.process_time() - c0
+    used += await _server_cpu(client) - s0
+    rate = sum(counts) / elapsed
+    if cpu is not None:
+        cpu["cpu_us_per_step"] = used * 1e6 / max(1, sum(counts))
     await pool.close()
     return rate
 
 
-async def own_env_steps(client, agents: int, seconds: float) -> float:
+async def own_env_steps(client, agents: int, seconds: float, cpu: Optional[Dict[str, float]] = None) -> float:
     """env-steps/s of `agents` coroutines, each stepping its own `make`'d env (its own handle). A
     make'd env has autoreset disabled, as in GEM, so a coroutine resets its env when an episode ends;
     only steps are counted."""
@@ -213,9 +225,14 @@ async def own_env_steps(client, agents: int, seconds: float) -> float:
             if terminated or truncated:
                 await env.reset()
 
-    t0 = time.perf_counter()
+    s0 = await _server_cpu(client)
+    t0, c0 = time.perf_counter(), time.process_time()
     await asyncio.gather(*[agent(i) for i in range(agents)])
-    rate = sum(counts) / (time.perf_counter() - t0)
+    elapsed, used = time.perf_counter() - t0, time.process_time() - c0
+    used += await _server_cpu(client) - s0
+    rate = sum(counts) / elapsed
+    if cpu is not None:
+        cpu["cpu_us_per_step"] = used * 1e6 / max(1, sum(counts))
     for e in envs:
         await e.close()
     return rate
@@ -256,7 +273,9 @@ def flavours(endpoint: str, seconds: float, agents: int = 256, count: int = 3000
         out["sync_env"] = _percentiles(samples)
         vec = gem_ts.make_vec(ENV_ID, num_envs=agents, seed=0, client=c)
         vec.reset(seed=0)
-        out["make_vec_batch_env_steps_per_s"] = measure(vec.step, agents, seconds)["wall"]
+        batch = measure(vec.step, agents, seconds, other_cpu=lambda: c.stats()["server"]["cpu_s"])
+        out["make_vec_batch_env_steps_per_s"] = batch["wall"]
+        out["make_vec_batch_cpu_us_per_step"] = batch["cpu_us_per_step"]
         vec.close()
 
     async def main() -> None:
@@ -271,8 +290,12 @@ def flavours(endpoint: str, seconds: float, agents: int = 256, count: int = 3000
                     samples.append(time.perf_counter() - t0)
             out["aio_env"] = _percentiles(samples)
             await one.close()
-            out["aio_coroutines_env_steps_per_s"] = await coroutine_steps(a, agents, seconds)
-            out["aio_own_envs_env_steps_per_s"] = await own_env_steps(a, agents, seconds)
+            sub_cpu: Dict[str, float] = {}
+            own_cpu: Dict[str, float] = {}
+            out["aio_coroutines_env_steps_per_s"] = await coroutine_steps(a, agents, seconds, sub_cpu)
+            out["aio_own_envs_env_steps_per_s"] = await own_env_steps(a, agents, seconds, own_cpu)
+            out["aio_coroutines_cpu_us_per_step"] = sub_cpu["cpu_us_per_step"]
+            out["aio_own_envs_cpu_us_per_step"] = own_cpu["cpu_us_per_step"]
 
     asyncio.run(main())
     out["agents"] = agents
@@ -288,7 +311,9 @@ def describe_flavours(pt: Dict[str, Any]) -> str:
         f"({pt['aio_env']['steps_per_s']:,.0f} steps/s); "
         f"{pt['agents']} coroutines on sub-envs of one handle {pt['aio_coroutines_env_steps_per_s']:,.0f} env-steps/s = "
         f"{pt['aio_over_batch']:.2f} ×, each on its own make'd env {pt['aio_own_envs_env_steps_per_s']:,.0f} = "
-        f"{pt['aio_own_envs_over_batch']:.2f} × make_vec({pt['agents']}) batch steps ({pt['make_vec_batch_env_steps_per_s']:,.0f})"
+        f"{pt['aio_own_envs_over_batch']:.2f} × make_vec({pt['agents']}) batch steps ({pt['make_vec_batch_env_steps_per_s']:,.0f}); "
+        f"CPU µs per env-step (client + server): sub-envs {pt['aio_coroutines_cpu_us_per_step']:.2f}, own envs "
+        f"{pt['aio_own_envs_cpu_us_per_step']:.2f}, batch {pt['make_vec_batch_cpu_us_per_step']:.2f}"
     )
 
 
@@ -309,6 +334,7 @@ def aio_only(seconds: float, rounds: int, out_path: Path) -> None:
         "python": platform.python_version(),
         "node": node_version(),
         "command": f"python core/bench/wire_throughput.py --aio-only --seconds {seconds:g} --rounds {rounds}",
+        "load_avg_at_end": os.getloadavg(),
         "trainer_paths_tcp_each_round": runs,
     }
     out_path.parent.mkdir(parents=True, exist_ok=True)
@@ -344,6 +370,37 @@ def node_version() -> str:
         return "?"
 
 
+def batch_only(meta: Dict[str, Any], gem_rounds: List[Dict[str, Any]], ts_rounds: List[Dict[str, Dict[str, float]]], out_path: Path) -> None:
+    """The vector-env rounds alone: each round's env-steps/s, ratios to GEM in that round, and CPU µs
+    per env-step (gem_ts: this process and the server together)."""
+    rounds = []
+    for g, t in zip(gem_rounds, ts_rounds):
+        rounds.append(
+            {
+                n: {
+                    "gem_ts_ipc": t[n]["wall"],
+                    "gem_sync": g["sync"][n]["wall"],
+                    "gem_async": g["async"][n]["wall"],
+                    "vs_gem_sync": t[n]["wall"] / g["sync"][n]["wall"],
+                    "gem_ts_cpu_us_per_step": t[n]["cpu_us_per_step"],
+                    "gem_sync_cpu_us_per_step": g["sync"][n]["cpu_us_per_step"],
+                }
+                for n in t
+            }
+        )
+    result = {**meta, "load_avg_at_end": os.getloadavg(), "each_round": rounds}
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    out_path.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"{'round':>5} {'envs':>6} {'gem_ts ipc':>12} {'GEM sync':>10} {'× sync':>7} {'CPU µs/step gem_ts':>19} {'GEM sync':>9}")
+    for r, row in enumerate(rounds):
+        for n, v in row.items():
+            print(
+                f"{r + 1:>5} {n:>6} {v['gem_ts_ipc']:>12,.0f} {v['gem_sync']:>10,.0f} {v['vs_gem_sync']:>7.2f} "
+                f"{v['gem_ts_cpu_us_per_step']:>19.3f} {v['gem_sync_cpu_us_per_step']:>9.3f}"
+            )
+    print(f"load average at start {meta['load_avg_at_start'][0]:.2f}, at end {result['load_avg_at_end'][0]:.2f}; wrote {out_path}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seconds", type=float, default=3.0, help="measurement window per case")
@@ -351,9 +408,16 @@ def main() -> None:
     ap.add_argument("--gem-worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--out", default=str(RESULTS))
     ap.add_argument("--aio-only", action="store_true", help="only the tcp trainer paths (asyncio coroutines, one env), each round")
+    ap.add_argument(
+        "--batch-only",
+        action="store_true",
+        help="only the vector-env rounds (gem_ts over ipc vs GEM), with CPU µs per env-step; results/wire_throughput_batch.json",
+    )
+    ap.add_argument("--sizes", default=",".join(map(str, SIZES)), help="env counts of the vector-env cases, comma-separated (default 1,64,1024)")
     args = ap.parse_args()
+    sizes = [int(x) for x in args.sizes.split(",") if x.strip()]
     if args.gem_worker:
-        gem_worker(args.seconds)
+        gem_worker(args.seconds, sizes)
         return
     if args.aio_only:
         aio_only(args.seconds, args.rounds, Path(args.out) if args.out != str(RESULTS) else RESULTS.with_name("wire_throughput_aio.json"))
@@ -371,7 +435,11 @@ def main() -> None:
         "env_id": ENV_ID,
         "seconds_per_case": args.seconds,
         "rounds": args.rounds,
-        "command": "python core/bench/wire_throughput.py" + ("" if args.seconds == 3.0 else f" --seconds {args.seconds}") + ("" if args.rounds == 3 else f" --rounds {args.rounds}"),
+        "command": "python core/bench/wire_throughput.py"
+        + (" --batch-only" if args.batch_only else "")
+        + ("" if args.seconds == 3.0 else f" --seconds {args.seconds:g}")
+        + ("" if args.rounds == 3 else f" --rounds {args.rounds}")
+        + ("" if sizes == SIZES else f" --sizes {args.sizes}"),
     }
     # Rounds alternate GEM and gem_ts and keep each case's best window: other load on the machine
     # then lowers both sides alike instead of whichever ran during a burst.
@@ -380,11 +448,16 @@ def main() -> None:
     with Client() as client:  # starts a local server on an ipc socket
         for r in range(args.rounds):
             print(f"round {r + 1}/{args.rounds}: GEM in-process (own venv) …", file=sys.stderr)
-            gem_rounds.append(run_gem(args.seconds))
+            gem_rounds.append(run_gem(args.seconds, sizes))
             print(f"round {r + 1}/{args.rounds}: gem_ts over ipc …", file=sys.stderr)
-            ts_rounds.append(gem_ts_throughput(client, args.seconds))
+            ts_rounds.append(gem_ts_throughput(client, args.seconds, sizes))
+
         def best(rows: List[Dict[str, Dict[str, float]]], metric: str) -> Dict[str, float]:
             return {n: max(row[n][metric] for row in rows) for n in rows[0]}
+
+        if args.batch_only:
+            batch_only(meta, gem_rounds, ts_rounds, Path(args.out) if args.out != str(RESULTS) else RESULTS.with_name("wire_throughput_batch.json"))
+            return
 
         gem_sync = [g["sync"] for g in gem_rounds]
         gem_async = [g["async"] for g in gem_rounds]

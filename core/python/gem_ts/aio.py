@@ -23,7 +23,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, TypeVar, Union
 from . import calls, protocol
 from ._contract import MessageTooLargeError
 from .calls import Plan, ResetOne, StepOne
-from .errors import GemError
+from .errors import GemError, error_from_wire
 from .local_server import LocalServer
 from .ops import Awaiting, AwaitingOps, open_session
 from .ops import goodbye as _goodbye
@@ -305,8 +305,11 @@ class _Batch:
     def __init__(self, client: AsyncClient, rows: _Rows):
         self.client = client
         self.rows = rows
-        self.call = rows.call()
-        self.call.screen = self.screen
+        call: Call[Any] = rows.call()
+        call.screen = self.screen
+        # The reply goes straight to the coroutines, row by row (no list of outcomes in between).
+        call.decode = self._deliver
+        self.call = call
 
     def screen(self, session: Session) -> None:
         """Fails the rows the session will not send (a handle of a restarted server, an env whose state
@@ -346,13 +349,11 @@ class _Batch:
 
     async def _run(self) -> None:
         try:
-            outcomes = await self.client.run(self.call)
+            await self.client.run(self.call)
         except _NothingToSend:
             return
         except BaseException as e:
             self._fail(e)
-            return
-        self._hand_out(outcomes)
 
     def _answered(self, reply: Optional[Tuple[Dict[str, Any], Optional[bytes]]], err: Optional[BaseException]) -> None:
         """The transport's reader (or watchdog) with the reply or the error that ended the request."""
@@ -360,28 +361,37 @@ class _Batch:
             self._fail(err or RuntimeError("no reply"))
             return
         try:
-            outcomes = self.client.session.finish(self.call, *reply)
+            self.client.session.finish(self.call, *reply)
         except GemError as e:
             if self.client.session.hello_again(self.call, e):
                 asyncio.ensure_future(self._run())  # says hello again first, then sends the rows again
             else:
                 self._fail(e)
-            return
         except BaseException as e:
             self._fail(e)
-            return
-        self._hand_out(outcomes)
 
-    def _hand_out(self, outcomes: List[Any]) -> None:
-        for fut, action, out in zip(self.rows.futs, self.rows.actions, outcomes):
+    def _deliver(self, header: Dict[str, Any], body: Optional[bytes]) -> None:
+        """The reply's decoder: each row's outcome to the coroutine that asked (GEM's step tuple, the
+        reset pair, or the row's own error, naming its env)."""
+        r = header["rows"]
+        rows = self.rows
+        errors = header.get("errors")
+        failed = {int(e["row"]): error_from_wire(e) for e in errors} if errors else None
+        k = -1
+        for fut, action, obs, reward, terminated, truncated, info in zip(
+            rows.futs, rows.actions, r["observation"], r["reward"], r["terminated"], r["truncated"], r["info"]
+        ):
+            k += 1
+            if "past_end_warning" in info:
+                calls.warn_past_end(info)
             if fut.done():
-                continue
-            if isinstance(out, BaseException):
-                fut.set_exception(out)
+                continue  # its coroutine was cancelled
+            if failed is not None and k in failed:
+                fut.set_exception(failed[k])
             elif action is None:
-                fut.set_result((out[0], out[4]))
+                fut.set_result((obs, info))
             else:
-                fut.set_result(out)
+                fut.set_result((obs, float(reward), terminated, truncated, info))
 
     def _fail(self, err: BaseException) -> None:
         for fut in self.rows.futs:

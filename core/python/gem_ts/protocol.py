@@ -8,6 +8,7 @@ however few rows it holds).
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence
 
@@ -45,10 +46,16 @@ def _to_plain(obj: Any) -> Any:
 
 
 _packer_default = _to_plain
+#: One packer per thread, reused: ``msgpack.packb`` builds a new one (and its buffer) per message.
+_packers = threading.local()
 
 
 def pack(header: Dict[str, Any]) -> bytes:
-    return msgpack.packb(header, use_bin_type=True, default=_packer_default)
+    packer = getattr(_packers, "packer", None)
+    if packer is None:
+        packer = _packers.packer = msgpack.Packer(use_bin_type=True, default=_packer_default)
+    data: bytes = packer.pack(header)  # a failed pack leaves the packer empty for the next one
+    return data
 
 
 def unpack(data: bytes) -> Any:
@@ -83,9 +90,17 @@ def _index_array(indices: Sequence[int]) -> pa.Array:
     return arr
 
 
+#: An Arrow IPC stream is its schema message, its batches and this end-of-stream marker.
+_EOS = b"\xff\xff\xff\xff\x00\x00\x00\x00"
+#: The step request schema's message, written once (a stream writer writes it again for every message).
+_STEP_SCHEMA_MESSAGE = STEP_REQUEST_SCHEMA.serialize().to_pybytes()
+
+
 def encode_step_arrow(indices: Sequence[int], actions: Sequence[str]) -> bytes:
+    """The step request body: the same bytes ``write_stream`` gives, from the schema message written
+    once and the batch's own message."""
     batch = pa.RecordBatch.from_arrays([_index_array(indices), pa.array(actions, type=pa.string())], schema=STEP_REQUEST_SCHEMA)
-    return write_stream(batch)
+    return b"".join((_STEP_SCHEMA_MESSAGE, batch.serialize(), _EOS))
 
 
 def write_stream(batch_or_table: "pa.RecordBatch | pa.Table") -> bytes:
@@ -97,35 +112,40 @@ def write_stream(batch_or_table: "pa.RecordBatch | pa.Table") -> bytes:
 
 def _infos_from_dictionary(col: "pa.Array | pa.ChunkedArray") -> List[Dict[str, Any]]:
     """Parses each distinct info JSON once; every row gets its own shallow copy."""
-    if isinstance(col, pa.ChunkedArray):
-        chunks = col.chunks
-    else:
-        chunks = [col]
+    chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
     out: List[Dict[str, Any]] = []
     for chunk in chunks:
         if isinstance(chunk.type, pa.DictionaryType):
             parsed = [json.loads(t) for t in chunk.dictionary.to_pylist()]
-            out.extend([dict(parsed[i]) for i in chunk.indices.to_numpy(zero_copy_only=False).tolist()])
+            out.extend([parsed[i].copy() for i in chunk.indices.to_numpy(zero_copy_only=False).tolist()])
         else:
             out.extend(json.loads(t) for t in chunk.to_pylist())
     return out
 
 
-def decode_rows_arrow(body: bytes) -> Rows:
+_ROWS_NAMES = ROWS_SCHEMA.names
+
+
+def decode_rows_arrow(body: "bytes | memoryview | pa.Buffer") -> Rows:
+    """A rows body, read in place (``body`` may be the received frame's memory): each column once,
+    numpy arrays of their own."""
     reader = pa.ipc.open_stream(body)
-    table = reader.read_all()
-    if table.schema.names != ROWS_SCHEMA.names:
-        raise ValueError(f"unexpected rows schema: {table.schema}")
-    if table.num_rows == 0:
+    if reader.schema.names != _ROWS_NAMES:
+        raise ValueError(f"unexpected rows schema: {reader.schema}")
+    batches = list(reader)
+    if len(batches) == 1:  # what the server writes
+        cols: Sequence[Any] = batches[0].columns
+    else:
+        cols = pa.Table.from_batches(batches, reader.schema).columns
+    if len(cols[0]) == 0:
         return Rows(np.zeros(0, np.int32), [], np.zeros(0), np.zeros(0, bool), np.zeros(0, bool), [])
-    col = table.column
     return Rows(
-        env_index=col(0).to_numpy(),
-        observations=col(1).to_pylist(),
-        rewards=col(2).to_numpy(),
-        terminated=col(3).to_numpy(),
-        truncated=col(4).to_numpy(),
-        infos=_infos_from_dictionary(col(5)),
+        env_index=np.array(cols[0], dtype=np.int32),
+        observations=cols[1].to_pylist(),
+        rewards=np.array(cols[2], dtype=np.float64),
+        terminated=np.array(cols[3], dtype=bool),
+        truncated=np.array(cols[4], dtype=bool),
+        infos=_infos_from_dictionary(cols[5]),
     )
 
 

@@ -29,6 +29,38 @@ SLICE_S = 0.05
 _EVENTS = zmq.EVENT_CONNECTED | zmq.EVENT_DISCONNECTED
 
 
+# The flags as plain ints: pyzmq's are enum.Flag members, whose `|` and `&` run Python code (µs per call).
+_NOBLOCK = int(zmq.NOBLOCK)
+_SNDMORE = int(zmq.SNDMORE)
+_POLLIN = int(zmq.POLLIN)
+_EVENTS_OPT = int(zmq.EVENTS)
+
+#: Frames at least this long are received in place: the body is the zmq frame's own memory, not a copy.
+IN_PLACE_BYTES = 65536
+
+
+def recv_message(sock: Any, flags: int = 0) -> Frames:
+    """One message: the header as bytes, a large body (an Arrow reply of many rows) as a memoryview of
+    the received frame, which it keeps alive; ``zmq.Again`` when there is none (``NOBLOCK``)."""
+    frame = sock.recv(flags, copy=False)  # a Frame knows whether more follow: no getsockopt per part
+    frames: Frames = [frame.bytes]
+    while frame.more:
+        frame = sock.recv(flags, copy=False)
+        frames.append(frame.buffer if len(frame) >= IN_PLACE_BYTES else frame.bytes)
+    return frames
+
+
+def send_message(sock: Any, frames: Frames, flags: int = 0) -> None:
+    """``send_multipart`` without its per-call checks (every frame here is bytes): a big last frame
+    goes without a copy. ``zmq.Again`` when the message cannot be queued now (``NOBLOCK``); the
+    parts after the first are then never refused, as a message is queued whole."""
+    last = len(frames) - 1
+    for k in range(last):
+        sock.send(frames[k], flags | _SNDMORE)
+    body = frames[last]
+    sock.send(body, flags, copy=len(body) < 65536)
+
+
 def _dealer(ctx: Any, prefix: bytes) -> Any:
     sock = ctx.socket(zmq.DEALER)
     # Our own routing id survives reconnects, so the server keeps seeing one client.
@@ -99,7 +131,7 @@ class BlockingTransport:
         if s.closed:
             s.admit(call)  # raises the clear error; the sockets are already gone
         with self._lock:
-            if int(self._monitor.getsockopt(zmq.EVENTS)) & zmq.POLLIN:
+            if self._monitor.get(_EVENTS_OPT) & _POLLIN:
                 self._drain_monitor()
             if s.needs_hello and call.header["op"] != "hello":
                 self._hello()
@@ -128,7 +160,7 @@ class BlockingTransport:
             if got is not None:
                 return s.finish(call, *got)
             try:
-                incoming = self.sock.recv_multipart()
+                incoming = recv_message(self.sock)
             except zmq.Again:
                 incoming = None
             if incoming is not None:
@@ -149,7 +181,7 @@ class BlockingTransport:
         s = self.session
         while True:
             try:
-                self.sock.send_multipart(frames, zmq.NOBLOCK, copy=len(frames[-1]) < 65536)
+                send_message(self.sock, frames, _NOBLOCK)
                 return
             except zmq.Again:
                 pass  # not connected (IMMEDIATE): wait for the server within the grace period
@@ -176,13 +208,13 @@ class BlockingTransport:
 
     def _ping(self, now: float) -> None:
         try:
-            self.sock.send_multipart(self.session.ping_frames(now), zmq.NOBLOCK)
+            send_message(self.sock, self.session.ping_frames(now), _NOBLOCK)
         except zmq.Again:
             pass
 
     def _answer(self, env_call: Header) -> None:
         try:
-            self.sock.send_multipart([self.session.env_return(env_call)], zmq.NOBLOCK)
+            send_message(self.sock, [self.session.env_return(env_call)], _NOBLOCK)
         except zmq.Again:
             return  # the server that asked is gone; its liveness check reports that
         self.session.last_tx = time.monotonic()
@@ -217,7 +249,7 @@ class BlockingTransport:
                     self._ping(now)
                 # Serve env_calls (and drop ping replies) while the caller is busy elsewhere.
                 while self.sock.poll(0):
-                    r = s.receive(self.sock.recv_multipart(), time.monotonic())
+                    r = s.receive(recv_message(self.sock), time.monotonic())
                     if isinstance(r, dict):
                         self._answer(r)
                     elif r is not None:
@@ -341,11 +373,11 @@ class AsyncTransport:
     def _try_send(self, frames: Frames) -> bool:
         """One send that never waits: False when the server is not connected (IMMEDIATE)."""
         try:
-            self.sock.send_multipart(frames, zmq.NOBLOCK, copy=len(frames[-1]) < 65536)
+            send_message(self.sock, frames, _NOBLOCK)
         except zmq.Again:
             return False
         # The send may have taken the descriptor's edge for a message that came in meanwhile.
-        if self._loop is not None and self.sock.get(zmq.EVENTS) & zmq.POLLIN:
+        if self._loop is not None and self.sock.get(_EVENTS_OPT) & _POLLIN:
             self._loop.call_soon(self._readable)
         return True
 
@@ -365,8 +397,8 @@ class AsyncTransport:
             return
         s, sock = self.session, self.sock
         try:
-            while sock.get(zmq.EVENTS) & zmq.POLLIN:
-                r = s.receive(sock.recv_multipart(zmq.NOBLOCK), time.monotonic())
+            while sock.get(_EVENTS_OPT) & _POLLIN:
+                r = s.receive(recv_message(sock, _NOBLOCK), time.monotonic())
                 if r is None:
                     continue
                 if isinstance(r, dict):

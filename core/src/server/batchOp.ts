@@ -35,17 +35,36 @@ interface Call {
 
 interface HandleRows {
   h: EnvHandle;
-  calls: Call[];
-  /** Env index → the last call that holds it (made when the handle has a second row). */
-  lastCall?: Map<number, number>;
+  /** The handle's only row so far (-1: none yet, or its rows are in `calls`). */
   first: number;
+  /** Made when the handle has a second row. */
+  calls?: Call[];
+  /** Env index → the last call that holds it. */
+  lastCall?: Map<number, number>;
+}
+
+/**
+ * The arrays a one-row step call is made of, reused from one handle to the next while each call runs
+ * inline (most handles of a tick hold one row: a make'd env per coroutine); a call that has to wait
+ * keeps its own, and the next call gets new ones.
+ */
+class OneRow {
+  readonly actions = [''];
+  readonly indices = [0];
+  readonly into: EachRowSink;
+  constructor(rows: EachRowSink['rows'], errors: (GemError | undefined)[]) {
+    this.into = { rows, at: [0], errors };
+  }
 }
 
 /** Converts an error that is no GemError (a bug) to one, so a row still gets a stable code. */
 export type ToGemError = (e: unknown) => GemError;
 
+/** Counts of the calls a batch handed to pools (tests). */
+export const batchCounters = { oneRowCalls: 0, groupedCalls: 0, oneRowArrays: 0 };
+
 export function runBatch(s: ClientSession, r: BatchRequest, toGemError: ToGemError): BatchFields | Promise<BatchFields> {
-  const { handle, env_index, action, seed, options } = r.rows;
+  const { handle, env_index, action, seed } = r.rows;
   const n = handle.length;
   // Every row's result is written here, at its own position, by the pools' row-by-row calls.
   const sink = {
@@ -67,7 +86,7 @@ export function runBatch(s: ClientSession, r: BatchRequest, toGemError: ToGemErr
         errors[k] = unknownHandle(id);
         continue;
       }
-      hr = { h, calls: [], first: env_index[k] };
+      hr = { h, first: -1 };
       byHandle.set(id, hr);
     }
     const i = env_index[k];
@@ -75,41 +94,71 @@ export function runBatch(s: ClientSession, r: BatchRequest, toGemError: ToGemErr
       errors[k] = new GemError('INDEX_OUT_OF_RANGE', `env index ${i} is out of range for ${hr.h.numEnvs} envs`, { index: i, numEnvs: hr.h.numEnvs });
       continue;
     }
-    const kind: Kind = action[k] !== null ? 0 : seed?.[k] != null ? 2 : 1;
-    if (hr.calls.length === 0) {
-      hr.calls.push({ kind, rows: [k], indices: [i] });
-      continue;
+    if (hr.calls === undefined) {
+      if (hr.first < 0) {
+        hr.first = k;
+        continue;
+      }
+      const f = hr.first;
+      hr.calls = [{ kind: kindOf(action, seed, f), rows: [f], indices: [env_index[f]] }];
+      hr.lastCall = new Map([[env_index[f], 0]]);
+      hr.first = -1;
     }
-    if (hr.lastCall === undefined) {
-      hr.lastCall = new Map([[hr.first, 0]]);
+    const kind = kindOf(action, seed, k);
+    const calls = hr.calls;
+    const lastCall = hr.lastCall!;
+    let c = calls.length - 1;
+    while (c >= 0 && calls[c].kind !== kind) c--;
+    if (c < 0 || (lastCall.get(i) ?? -1) >= c) {
+      c = calls.length;
+      calls.push({ kind, rows: [], indices: [] });
     }
-    let c = hr.calls.length - 1;
-    while (c >= 0 && hr.calls[c].kind !== kind) c--;
-    if (c < 0 || (hr.lastCall.get(i) ?? -1) >= c) {
-      c = hr.calls.length;
-      hr.calls.push({ kind, rows: [], indices: [] });
-    }
-    hr.calls[c].rows.push(k);
-    hr.calls[c].indices.push(i);
-    hr.lastCall.set(i, c);
+    calls[c].rows.push(k);
+    calls[c].indices.push(i);
+    lastCall.set(i, c);
   }
 
   const running: Promise<void>[] = [];
-  for (const { h, calls } of byHandle.values()) {
+  const waitFor = (waiting: Promise<void>, rows: readonly number[]) =>
+    running.push(
+      waiting.catch((e: unknown) => {
+        for (const k of rows) errors[k] ??= toGemError(e);
+      }),
+    );
+  let one: OneRow | undefined;
+  for (const hr of byHandle.values()) {
+    const { h, first: k } = hr;
+    if (k >= 0 && action[k] !== null) {
+      // One step row of this handle: no call built, the arrays of the last inline call reused.
+      if (one === undefined) {
+        one = new OneRow(sink, errors);
+        batchCounters.oneRowArrays++;
+      }
+      one.actions[0] = action[k]!;
+      one.indices[0] = env_index[k];
+      (one.into.at as number[])[0] = k;
+      batchCounters.oneRowCalls++;
+      const waiting = h.pool.stepEachInOrder(one.actions, one.indices, one.into);
+      if (waiting === undefined) continue; // ran at once, inline: its row is written
+      waitFor(waiting, [k]);
+      one = undefined; // the waiting call holds these arrays
+      continue;
+    }
+    const calls = hr.calls ?? (k >= 0 ? [{ kind: kindOf(action, seed, k), rows: [k], indices: [env_index[k]] }] : []);
     for (const call of calls) {
+      batchCounters.groupedCalls++;
       const into: EachRowSink = { rows: sink, at: call.rows, errors };
-      const waiting = runCall(h, call, into, action, seed, options);
-      if (waiting === undefined) continue; // ran at once, inline: its rows are written
-      running.push(
-        waiting.catch((e: unknown) => {
-          for (const k of call.rows) errors[k] ??= toGemError(e);
-        }),
-      );
+      const waiting = runCall(h, call, into, r.rows);
+      if (waiting !== undefined) waitFor(waiting, call.rows);
     }
   }
   // A tick whose calls all ran inline is answered in this turn of the event loop.
   if (running.length === 0) return reply(r, sink, errors, toGemError);
   return Promise.all(running).then(() => reply(r, sink, errors, toGemError));
+}
+
+function kindOf(action: BatchRequest['rows']['action'], seed: BatchRequest['rows']['seed'], k: number): Kind {
+  return action[k] !== null ? 0 : seed?.[k] != null ? 2 : 1;
 }
 
 function reply(r: BatchRequest, sink: EachRowSink['rows'], errors: (GemError | undefined)[], toGemError: ToGemError): BatchFields {
@@ -127,14 +176,7 @@ function reply(r: BatchRequest, sink: EachRowSink['rows'], errors: (GemError | u
   return failed.length ? { n, rows, errors: failed } : { n, rows };
 }
 
-function runCall(
-  h: EnvHandle,
-  call: Call,
-  into: EachRowSink,
-  action: BatchRequest['rows']['action'],
-  seed: BatchRequest['rows']['seed'],
-  options: BatchRequest['rows']['options'],
-): Promise<void> | undefined {
+function runCall(h: EnvHandle, call: Call, into: EachRowSink, { action, seed, options }: BatchRequest['rows']): Promise<void> | undefined {
   if (call.kind === 0) return h.pool.stepEachInOrder(call.rows.map((k) => action[k] as string), call.indices, into);
   const opts = options && call.rows.some((k) => options[k]) ? call.rows.map((k) => options[k] ?? {}) : undefined;
   return h.pool.resetEachInOrder(

@@ -3,6 +3,7 @@
  * to each handle's in-order queue and answered per row (one row's problem fails that row only).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { batchCounters } from '../../src/server/batchOp.ts';
 import type { GemServer } from '../../src/server/server.ts';
 import { connect, startServer, type WireClient } from './wireClient.ts';
 
@@ -133,6 +134,21 @@ describe('batch op', () => {
     expect(closed.header.ok).toBe(true);
     expect(second.header.errors).toEqual([expect.objectContaining({ row: 0, code: 'UNKNOWN_HANDLE', data: { handle: a, index: 0 } })]);
     expect(second.header.rows.observation[1]).toMatch(/./);
+  });
+
+  it('steps a tick of one-row handles without a call built per handle: one set of arrays for all of them', async () => {
+    const hs = [await make(), await make(), await make(), await make()];
+    const twin = await make();
+    for (const h of [...hs, twin]) await c.ok({ op: 'reset', handle: h, seed: 4 });
+    const before = { ...batchCounters };
+    const r = await batch(hs.map((h, k): Row => [h, 0, `\\boxed{${k + 1}}`]));
+    expect(r.header.errors).toBeUndefined();
+    expect(batchCounters.oneRowCalls - before.oneRowCalls).toBe(4);
+    expect(batchCounters.oneRowArrays - before.oneRowArrays).toBe(1);
+    expect(batchCounters.groupedCalls - before.groupedCalls).toBe(0);
+    // Each row is what its env gives alone.
+    const alone = (await c.ok({ op: 'step', handle: twin, rows: { env_index: [0], action: ['\\boxed{3}'] } })).header.rows;
+    expect([r.header.rows.observation[2], r.header.rows.reward[2], r.header.rows.info[2]]).toEqual([alone.observation[0], alone.reward[0], alone.info[0]]);
   });
 
   it('rejects columns of different lengths as a bad request', async () => {

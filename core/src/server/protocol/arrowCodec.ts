@@ -114,45 +114,25 @@ function boolBits(values: ArrayLike<boolean>): Uint8Array {
   return bits;
 }
 
-/** Same keys with the same primitive values (objects inside never count as equal here). */
+/**
+ * Same keys with the same primitive values (objects inside never count as equal here). Counted with
+ * for-in, no key arrays: this runs for most rows of every reply.
+ */
 function sameFlatInfo(a: Info, b: Info): boolean {
-  const keys = Object.keys(a);
-  if (keys.length !== Object.keys(b).length) return false;
-  for (const k of keys) {
+  let keys = 0;
+  for (const k in a) {
     const v = a[k];
-    if ((typeof v === 'object' && v !== null) || v !== b[k]) return false;
+    if ((typeof v === 'object' && v !== null) || v !== b[k] || (v === undefined && !(k in b))) return false;
+    keys++;
   }
-  return true;
+  for (const _ in b) keys--;
+  return keys === 0;
 }
 
 const isPlain = (v: object): boolean => {
   const proto = Object.getPrototypeOf(v);
   return proto === Object.prototype || proto === null;
 };
-
-/**
- * A key that equal infos share and different ones never do, for a plain object of strings, finite
- * numbers, booleans and up to `depth` levels of such objects; undefined for anything else (arrays,
- * nulls, class instances…). Each token says its type and strings carry their length, so no two
- * objects give the same key. Much cheaper than JSON.stringify + hashing the text, which matters for
- * autoreset rows (`final_obs`, `final_info`): a third of a batch, with only a few dozen distinct.
- */
-function infoKey(o: Info, depth: number): string | undefined {
-  let key = '';
-  for (const k in o) {
-    const v = o[k];
-    key += 'k' + k.length + ':' + k;
-    if (typeof v === 'string') key += 's' + v.length + ':' + v;
-    else if (typeof v === 'number' && Number.isFinite(v)) key += 'n' + v + ';';
-    else if (typeof v === 'boolean') key += v ? 't' : 'f';
-    else if (typeof v === 'object' && v !== null && depth > 0 && isPlain(v)) {
-      const inner = infoKey(v as Info, depth - 1);
-      if (inner === undefined) return undefined;
-      key += '{' + inner + '}';
-    } else return undefined;
-  }
-  return key;
-}
 
 function isFlat(o: Info): boolean {
   for (const k in o) {
@@ -163,15 +143,55 @@ function isFlat(o: Info): boolean {
 }
 
 /**
+ * A trie of infos: an info is the path of its keys and primitive values in order (a nested object's
+ * own path between OPEN and CLOSE), so equal infos end at one node and different ones never do (keys,
+ * strings, numbers and booleans are told apart by the Map; -0 and 0 are one key, as they are one
+ * JSON text). No key text is built: each step is a Map look-up, where a string's hash is computed once.
+ */
+type TrieNode = Map<unknown, TrieNode>;
+const OPEN = Symbol('{');
+const CLOSE = Symbol('}');
+/** Under this key a path's last node holds its entry (a number, in a Map of TrieNodes). */
+const ENTRY = Symbol('entry');
+
+function child(node: TrieNode, key: unknown): TrieNode {
+  let c = node.get(key);
+  if (c === undefined) {
+    c = new Map();
+    node.set(key, c);
+  }
+  return c;
+}
+
+/**
+ * Where `o`'s path ends, for a plain object of strings, finite numbers, booleans and up to `depth`
+ * levels of such objects; undefined for anything else (arrays, nulls, class instances…).
+ */
+function walk(node: TrieNode, o: Info, depth: number): TrieNode | undefined {
+  for (const k in o) {
+    const v = o[k];
+    node = child(node, k);
+    if (typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))) node = child(node, v);
+    else if (typeof v === 'object' && v !== null && depth > 0 && isPlain(v)) {
+      const inner = walk(child(node, OPEN), v as Info, depth - 1);
+      if (inner === undefined) return undefined;
+      node = child(inner, CLOSE);
+    } else return undefined;
+  }
+  return node;
+}
+
+/**
  * Dictionary-encodes JSON texts of the infos, a range of rows at a time. A flat info equal to the
- * previous flat one (every env returns a fresh `{suffix: …}`) reuses its entry; nested ones are
- * matched by `infoKey`; only a distinct info is ever JSON.stringify'd.
+ * previous flat one (every env returns a fresh `{suffix: …}`) reuses its entry; nested ones (autoreset
+ * rows: `final_obs`, `final_info`; a third of a batch, a few dozen distinct) are matched in a trie of
+ * their keys and values; only a distinct info is ever JSON.stringify'd.
  */
 class InfoDictionary {
   readonly indices: Int32Array;
   readonly texts: string[] = [];
   private readonly byText = new Map<string, number>();
-  private readonly byKey = new Map<string, number>();
+  private readonly trie: TrieNode = new Map();
   private lastFlat: Info | undefined;
   private lastFlatIdx = -1;
 
@@ -204,15 +224,15 @@ class InfoDictionary {
         indices[i] = this.lastFlatIdx = this.entry(obj);
         continue;
       }
-      const key = isPlain(obj) ? infoKey(obj, 2) : undefined;
-      if (key === undefined) {
+      const end = isPlain(obj) ? walk(this.trie, obj, 2) : undefined;
+      if (end === undefined) {
         indices[i] = this.entry(obj);
         continue;
       }
-      let idx = this.byKey.get(key);
+      let idx = end.get(ENTRY) as number | undefined;
       if (idx === undefined) {
         idx = this.entry(obj);
-        this.byKey.set(key, idx);
+        end.set(ENTRY, idx as unknown as TrieNode);
       }
       indices[i] = idx;
     }

@@ -83,6 +83,15 @@ describe('rows codec', () => {
       { a: 'x', b: { c: { d: { e: 'deeper' } } } },
       { a: 'x', b: { c: Number.NaN } },
       { a: 'x', b: { c: new Date(0) } },
+      // Where a nested object ends matters; keys and values never stand in for each other.
+      { x: { a: 'b' }, y: 1 },
+      { x: { a: 'b', y: 1 } },
+      { x: { a: 'y' }, b: 1 },
+      { x: { y: 'a' }, b: 1 },
+      { x: { a: 'b' }, y: 1 },
+      // A flat info with a key whose value is undefined is not one with another key.
+      { other: 1 },
+      { suffix: undefined },
     ];
     const observations = infos.map((_, i) => (i % 3 === 0 ? `ünï ${i} 🎲` : `obs ${i}`));
     const n = infos.length;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { errorReply, okReply, packHeader, parseRequest, unpackHeader } from '../../../src/server/protocol/frames.ts';
+import { errorReply, okReply, packHeader, parseCounters, parseRequest, unpackHeader } from '../../../src/server/protocol/frames.ts';
+import { REQUEST_SCHEMAS } from '../../../src/server/protocol/headers.ts';
 
 const code = (c: string) => expect.objectContaining({ code: c });
 
@@ -52,6 +53,64 @@ describe('parseRequest', () => {
       parseRequest([packHeader({ v: 1, id: 1, op: 'step', handle: 1, rows: { env_index: [0, 1], action: ['a'] } })]),
     ).toThrowError(/same length/);
     expect(() => parseRequest([packHeader({ v: 1, id: 1, op: 'spec' })])).toThrowError(/exactly one of env_id and handle/);
+  });
+});
+
+describe('step and batch headers (read by a hand-written check, zod for everything else)', () => {
+  const step = { v: 1, id: 3, op: 'step', handle: 2 };
+  const rows = { handle: [1, 2], env_index: [0, 0], action: ['a', null] };
+  const batch = { v: 1, id: 4, op: 'batch', rows };
+
+  it('reads the common shapes without zod, to what zod reads', () => {
+    for (const h of [
+      step,
+      { ...step, rows: { env_index: [0, 2 ** 31 - 1], action: ['a', ''] }, reply_format: 'arrow' },
+      { ...step, rows: { env_index: [], action: [] }, reply_format: 'inline' },
+      batch,
+      { ...batch, rows: { ...rows, seed: [null, -3] } },
+    ]) {
+      const before = { ...parseCounters };
+      const req = parseRequest([packHeader(h)]);
+      expect(parseCounters.fast - before.fast, JSON.stringify(h)).toBe(1);
+      expect(parseCounters.schema - before.schema).toBe(0);
+      expect(req.header).toEqual(REQUEST_SCHEMAS[h.op as 'step' | 'batch'].parse(h));
+    }
+  });
+
+  it('hands anything else to zod: the same verdict and message as zod alone', () => {
+    const cases: Record<string, unknown>[] = [
+      { ...step, handle: -1 },
+      { ...step, handle: 1.5 },
+      { ...step, handle: '2' },
+      { ...step, rows: { env_index: [0], action: [1] } },
+      { ...step, rows: { env_index: [2 ** 31], action: ['a'] } },
+      { ...step, rows: { env_index: [0, 1], action: ['a'] } },
+      { ...step, rows: { env_index: [0], action: ['a'], extra: 1 } },
+      { ...step, rows: null },
+      { ...step, reply_format: 'msgpack' },
+      { ...step, typo: 1 },
+      { ...batch, rows: { ...rows, seed: [1.5, null] } },
+      { ...batch, rows: { ...rows, seed: [1] } },
+      { ...batch, rows: { ...rows, env_index: [0] } },
+      { ...batch, rows: { ...rows, handle: [1, 'x'] } },
+      { ...batch, rows: { ...rows, action: [null, 7] } },
+      { ...batch, rows: { ...rows, options: [{ idx: 1 }, null] } }, // valid: options always go to zod
+      { ...batch, rows: [] },
+      { ...batch, extra: true },
+    ];
+    for (const h of cases) {
+      const before = { ...parseCounters };
+      const zod = REQUEST_SCHEMAS[h.op as 'step' | 'batch'].safeParse(h);
+      let message: string | undefined;
+      try {
+        parseRequest([packHeader(h)]);
+      } catch (e) {
+        message = (e as Error).message;
+      }
+      expect(parseCounters.schema - before.schema, JSON.stringify(h)).toBe(1);
+      expect(message === undefined, JSON.stringify(h)).toBe(zod.success);
+      if (message !== undefined) expect(message).toMatch(/^Invalid '(step|batch)' request: /);
+    }
   });
 });
 
