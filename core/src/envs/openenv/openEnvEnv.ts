@@ -18,6 +18,7 @@
  */
 import type { Env, Info, ResetOptions, ResetResult, SpawnOptions, StepResult } from '../../core/env.ts';
 import { GemError } from '../../core/errors.ts';
+import { isPlainObject } from '../../core/plainObject.ts';
 import type { EnvSpec } from '../../core/spec.ts';
 import { OpenEnvConnection, remoteError } from './connection.ts';
 import type { ObservationPayload, Reply } from './wire.ts';
@@ -41,10 +42,6 @@ interface Episode {
   resetData?: Record<string, unknown>;
   /** The actions played on the server, in order. */
   actions: Record<string, unknown>[];
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 export class OpenEnvEnv implements Env<string, string> {

@@ -12,6 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { GemError, isGemError } from '../../core/errors.ts';
+import { isPlainObject, onlyKeys } from '../../core/plainObject.ts';
 import { defaultWrappers } from '../../envs/defaultWrappers.ts';
 import { tokenMatches } from '../auth.ts';
 import { silentLogger, type Logger } from '../logger.ts';
@@ -560,24 +561,18 @@ function observation(data: StepPayload): WsReply {
   return { type: 'observation', data };
 }
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** Whether every key of `o` is `a` or `b`. */
-function onlyKeys(o: object, a: string, b: string): boolean {
-  for (const k in o) if (k !== a && k !== b) return false;
-  return true;
-}
+const MESSAGE_KEYS = new Set(['type', 'data']);
+const STEP_DATA_KEYS = new Set(['message', 'metadata']);
+const RESET_DATA_KEYS = new Set(['seed', 'episode_id']);
 
 /**
  * The text of a step message of the plain shape `{type: 'step', data: {message, metadata?}}`, which
  * the message and text-action schemas accept unchanged; undefined for any other shape.
  */
 function plainStepText(raw: Record<string, unknown>): string | undefined {
-  if (!onlyKeys(raw, 'type', 'data')) return undefined;
+  if (!onlyKeys(raw, MESSAGE_KEYS)) return undefined;
   const data = raw.data;
-  if (!isPlainObject(data) || !onlyKeys(data, 'message', 'metadata')) return undefined;
+  if (!isPlainObject(data) || !onlyKeys(data, STEP_DATA_KEYS)) return undefined;
   const { message, metadata } = data;
   if (typeof message !== 'string' || (metadata !== undefined && !isPlainObject(metadata))) return undefined;
   return message;
@@ -588,10 +583,10 @@ function plainStepText(raw: Record<string, unknown>): string | undefined {
  * episode_id?}}` with values ResetDataSchema accepts as they are; undefined for any other shape.
  */
 function plainReset(raw: Record<string, unknown>): ResetOpts | undefined {
-  if (!onlyKeys(raw, 'type', 'data')) return undefined;
+  if (!onlyKeys(raw, MESSAGE_KEYS)) return undefined;
   const data = raw.data;
   if (data === undefined) return {};
-  if (!isPlainObject(data) || !onlyKeys(data, 'seed', 'episode_id')) return undefined;
+  if (!isPlainObject(data) || !onlyKeys(data, RESET_DATA_KEYS)) return undefined;
   const { seed, episode_id: episodeId } = data;
   if (!(seed === undefined || seed === null || (typeof seed === 'number' && Number.isSafeInteger(seed) && seed >= 0))) return undefined;
   if (!(episodeId === undefined || episodeId === null || (typeof episodeId === 'string' && episodeId.length <= 255))) return undefined;

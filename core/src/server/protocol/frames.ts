@@ -11,6 +11,7 @@
 import { Packr } from 'msgpackr';
 import type { z } from 'zod';
 import { GemError } from '../../core/errors.ts';
+import { isPlainObject, onlyKeys } from '../../core/plainObject.ts';
 import { REQUEST_SCHEMAS } from './headers.ts';
 import { PROTOCOL_VERSION, REQUEST_OPS, type RequestOp } from './version.ts';
 
@@ -49,13 +50,6 @@ export class RequestError extends GemError {
   ) {
     super(cause.code, cause.message, cause.data);
   }
-}
-
-/** A msgpack map decodes to a plain object; msgpackr's markers (e.g. for the unused 0xc1) do not. */
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  if (typeof v !== 'object' || v === null) return false;
-  const proto = Object.getPrototypeOf(v);
-  return proto === Object.prototype || proto === null;
 }
 
 /** A request value for an error message: numbers, booleans and short strings as they are; else its type. */
@@ -147,11 +141,6 @@ const isEnvIndex = (v: unknown): boolean => typeof v === 'number' && (v | 0) ===
 
 function every(a: unknown[], ok: (v: unknown) => boolean): boolean {
   for (let k = 0; k < a.length; k++) if (!ok(a[k])) return false;
-  return true;
-}
-
-function onlyKeys(o: Record<string, unknown>, allowed: ReadonlySet<string>): boolean {
-  for (const k in o) if (!allowed.has(k)) return false;
   return true;
 }
 
