@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startUiServer, type UiServer } from '../../src/ui/uiServer.ts';
 import { binarySearchGuess, binarySearchPolicy, startMockServer, type MockServer } from '../eval/mockChatServer.ts';
 import { committedBenchmarkCurves, makeSampleRuns } from './sampleRuns.ts';
+import { fmt } from '../../ui/src/format.ts';
 
 const CHROMIUM = process.env.GEM_TS_CHROMIUM ?? '/usr/bin/chromium';
 const skip = process.env.GEM_TS_SKIP_BROWSER_TESTS === '1';
@@ -181,10 +182,20 @@ describe.skipIf(skip)('gem-ts ui in Chromium', () => {
     const want = committedBenchmarkCurves();
     expect(await page.locator('section.task').count()).toBe(want.tasks.length);
     const ran = want.tasks.find((t) => want.curves[t] > 0)!;
-    // One mean line per algorithm, and one faint line per seed under it.
+    // One mean line per algorithm over a band (the 95% interval over seeds), no line per seed.
     const chart = page.locator(`section.task[data-task=${ran}] svg.chart`).first();
     expect(await chart.locator('polyline.series').count()).toBe(want.algorithms[ran].length);
-    expect(await chart.locator('polyline:not(.series)').count()).toBe(want.curves[ran]);
+    expect(await chart.locator('polygon.band').count()).toBe(want.algorithms[ran].length);
+    expect(await chart.locator('polyline:not(.series)').count()).toBe(0);
+    // The table's final values carry the same intervals as the Python report's summary.
+    const cells = await page.locator(`section.task[data-task=${ran}] table tbody tr`).evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
+    const shown = new Map(cells.map(([name, ...vals]) => [name, vals]));
+    const metrics = await page.locator(`section.task[data-task=${ran}] table thead th`).allTextContents();
+    const at = metrics.indexOf('final success') - 1;
+    for (const algo of want.algorithms[ran]) {
+      const r = want.summary[ran][algo].final_success;
+      expect(shown.get(algo)?.[at]).toBe(`${fmt(r.mean)} [${fmt(r.lo)}, ${fmt(r.hi)}]`);
+    }
     // Every label is drawn whole inside the chart (the legend was cut at the right edge), and no two
     // baseline labels or legend entries overlap (close baselines printed on top of each other).
     const boxes = await page.locator('svg.chart').evaluateAll((charts) =>

@@ -45,15 +45,25 @@ export async function makeSampleRuns(dir: string, episodes = 3): Promise<{ searc
  * the file, so a new benchmark run committed there does not break the tests). */
 export const COMMITTED_BENCHMARK = new URL('../../../docs/results/benchmark_algorithms.json', import.meta.url);
 
-export function committedBenchmarkCurves(): { tasks: string[]; curves: Record<string, number>; algorithms: Record<string, string[]> } {
+type Interval = { mean: number; lo: number; hi: number };
+
+export function committedBenchmarkCurves(): {
+  tasks: string[];
+  curves: Record<string, number>;
+  algorithms: Record<string, string[]>;
+  /** Per task and algorithm, the report's own intervals (final_success, final_return, …). */
+  summary: Record<string, Record<string, Record<string, Interval>>>;
+} {
   const raw = JSON.parse(readFileSync(COMMITTED_BENCHMARK, 'utf8')) as { tasks: Record<string, any> };
   const curves: Record<string, number> = {};
   const algorithms: Record<string, string[]> = {};
+  const summary: Record<string, Record<string, Record<string, Interval>>> = {};
   for (const [name, task] of Object.entries(raw.tasks)) {
+    summary[name] = task.summary?.rows ?? {};
     const runs = task.algorithms ? [task] : Object.values(task.seeds ?? {});
     const algos = runs.flatMap((r: any) => Object.keys(r?.algorithms ?? {}));
     curves[name] = algos.length;
     algorithms[name] = [...new Set(algos)];
   }
-  return { tasks: Object.keys(raw.tasks), curves, algorithms };
+  return { tasks: Object.keys(raw.tasks), curves, algorithms, summary };
 }

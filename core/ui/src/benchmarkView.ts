@@ -1,7 +1,9 @@
 /** A benchmark result: per task, the learning curves of every algorithm (SVG) and the final values. */
 import { api, type RunInfo } from './api.ts';
 import type { BenchmarkTask as Task, Curve } from '../../src/ui/apiTypes.ts';
-import { clear, fmt, h, notices, type Notice } from './dom.ts';
+import { clear, h, notices, type Notice } from './dom.ts';
+import { fmt } from './format.ts';
+import { meanInterval, type SeedInterval } from './seedInterval.ts';
 
 const COLOURS = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580c', '#0891b2', '#be185d', '#4d7c0f'];
 const SVG = 'http://www.w3.org/2000/svg';
@@ -22,11 +24,11 @@ function ticks(lo: number, hi: number, n = 5): number[] {
   return out;
 }
 
-/** Mean over seeds at each x (curves of one algorithm share their evaluation points). */
-function meanCurve(curves: Curve[], x: string, y: string): [number, number][] {
+/** The mean over seeds at each x and its bootstrap interval (curves of one algorithm share their evaluation points). */
+function seedCurve(curves: Curve[], x: string, y: string): [number, SeedInterval][] {
   const by = new Map<number, number[]>();
   for (const c of curves) for (const p of c.points) if (x in p && y in p) (by.get(p[x]) ?? by.set(p[x], []).get(p[x])!).push(p[y]);
-  return [...by.entries()].sort((a, b) => a[0] - b[0]).map(([k, v]) => [k, v.reduce((s, t) => s + t, 0) / v.length]);
+  return [...by.entries()].sort((a, b) => a[0] - b[0]).map(([k, v]) => [k, meanInterval(v)]);
 }
 
 const LEGEND_ROW = 18;
@@ -81,17 +83,16 @@ export function learningCurveChart(task: Task, x: string, y: string): SVGElement
   });
   series.forEach((s, i) => {
     const colour = COLOURS[i % COLOURS.length];
+    const curve = seedCurve(s.seeds, x, y);
     if (s.seeds.length > 1) {
-      for (const c of s.seeds) {
-        const pts = c.points.filter((p) => x in p && y in p).map((p) => `${sx(p[x])},${sy(p[y])}`);
-        root.append(svg('polyline', { points: pts.join(' '), fill: 'none', stroke: colour, 'stroke-opacity': 0.25, 'stroke-width': 1 }));
-      }
+      // The 95% interval of the mean over seeds, the same numbers as the report's tables.
+      const edge = [...curve.map(([a, b]) => `${sx(a)},${sy(b.hi)}`), ...[...curve].reverse().map(([a, b]) => `${sx(a)},${sy(b.lo)}`)];
+      root.append(svg('polygon', { points: edge.join(' '), fill: colour, 'fill-opacity': 0.15, stroke: 'none', class: 'band', 'data-algo': s.algo }));
     }
-    const mean = meanCurve(s.seeds, x, y);
-    root.append(svg('polyline', { points: mean.map(([a, b]) => `${sx(a)},${sy(b)}`).join(' '), fill: 'none', stroke: colour, 'stroke-width': 2, class: 'series', 'data-algo': s.algo }));
-    for (const [a, b] of mean) root.append(svg('circle', { cx: sx(a), cy: sy(b), r: 2.5, fill: colour }));
+    root.append(svg('polyline', { points: curve.map(([a, b]) => `${sx(a)},${sy(b.mean)}`).join(' '), fill: 'none', stroke: colour, 'stroke-width': 2, class: 'series', 'data-algo': s.algo }));
+    for (const [a, b] of curve) root.append(svg('circle', { cx: sx(a), cy: sy(b.mean), r: 2.5, fill: colour }));
     const ly = H - m.b + 56 + i * LEGEND_ROW;
-    root.append(svg('rect', { x: m.l, y: ly - 5, width: 12, height: 3, fill: colour }), svg('text', { x: m.l + 18, y: ly, class: 'legend' }, s.seeds.length > 1 ? `${s.algo} (${s.seeds.length} seeds)` : s.algo));
+    root.append(svg('rect', { x: m.l, y: ly - 5, width: 12, height: 3, fill: colour }), svg('text', { x: m.l + 18, y: ly, class: 'legend' }, s.seeds.length > 1 ? `${s.algo} (${s.seeds.length} seeds, band: 95% interval)` : s.algo));
   });
   return root;
 }
@@ -108,9 +109,12 @@ export async function benchmarkView(main: HTMLElement, run: RunInfo): Promise<vo
     const pick = (label: string, opts: string[], cur: string, on: (v: string) => void) =>
       h('label', {}, `${label} `, h('select', { onchange: (e: Event) => { on((e.target as HTMLSelectElement).value); draw(); } }, ...opts.map((o) => h('option', { value: o, selected: o === cur }, o))));
     const algos = [...new Set(task.curves.map((c) => c.algorithm))];
+    // The last point of a seed's curve is its final held-out evaluation.
     const final = (a: string, k: string) => {
       const vals = task.curves.filter((c) => c.algorithm === a).map((c) => c.points[c.points.length - 1]?.[k]).filter((v) => v !== undefined);
-      return vals.length ? vals.reduce((s, v) => s + v, 0) / vals.length : NaN;
+      if (!vals.length) return '–';
+      const r = meanInterval(vals);
+      return vals.length > 1 ? `${fmt(r.mean)} [${fmt(r.lo)}, ${fmt(r.hi)}]` : fmt(r.mean);
     };
     main.append(
       h(
@@ -128,7 +132,7 @@ export async function benchmarkView(main: HTMLElement, run: RunInfo): Promise<vo
             'tbody',
             {},
             ...task.baselines.map((b) => h('tr', { class: 'muted' }, h('td', {}, b.label), ...task.metrics.map((k) => h('td', { class: 'num' }, k in b.values ? fmt(b.values[k]) : '–')))),
-            ...algos.map((a) => h('tr', {}, h('td', {}, a), ...task.metrics.map((k) => h('td', { class: 'num' }, fmt(final(a, k)))))),
+            ...algos.map((a) => h('tr', {}, h('td', {}, a), ...task.metrics.map((k) => h('td', { class: 'num' }, final(a, k))))),
           ),
         ),
       ),

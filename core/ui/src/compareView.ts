@@ -4,7 +4,8 @@
  */
 import { api, type EpisodeRecord, type EpisodeSummary, type RunInfo } from './api.ts';
 import type { ComparedPair } from '../../src/ui/apiTypes.ts';
-import { clear, fmt, h } from './dom.ts';
+import { clear, h } from './dom.ts';
+import { fmt } from './format.ts';
 import { setQuery, type Route } from './main.ts';
 import { replyView, rawText } from './render.ts';
 

@@ -33,14 +33,6 @@ export function clear(el: Element, ...children: Child[]): void {
   append(el, children);
 }
 
-export function fmt(v: number, digits = 3): string {
-  if (!Number.isFinite(v)) return '–';
-  return Number.isInteger(v) ? String(v) : v.toFixed(digits).replace(/0+$/, '').replace(/\.$/, '');
-}
-
-export function pct(v: number): string {
-  return `${(v * 100).toFixed(1)}%`;
-}
 
 export function notices(list: readonly Notice[] | undefined): HTMLElement | null {
   if (!list?.length) return null;

@@ -4,7 +4,8 @@
  * flags and info of each turn, and the final observation. ←/→ step through the turns.
  */
 import { api, type EpisodeRecord, type TurnRecord } from './api.ts';
-import { clear, fmt, h, notices, type Notice } from './dom.ts';
+import { clear, h, notices, type Notice } from './dom.ts';
+import { fmt } from './format.ts';
 import { setQuery, type Route } from './main.ts';
 import { boardsSoFar, conversation, parsedLabel, rawText, replyView } from './render.ts';
 import { messagesAt, type Message } from './turnParts.ts';

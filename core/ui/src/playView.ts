@@ -4,7 +4,8 @@
  * endpoint play while the page follows each turn. The finished episode is saved as a transcript and opens in the episode view.
  */
 import { api, type PlayState } from './api.ts';
-import { clear, fmt, h } from './dom.ts';
+import { clear, h } from './dom.ts';
+import { fmt } from './format.ts';
 import type { Route } from './main.ts';
 import { boardsSoFar, conversation } from './render.ts';
 

@@ -4,7 +4,8 @@
  */
 import { api, type EnvRow, type EpisodeSummary, type RunInfo } from './api.ts';
 import { benchmarkView } from './benchmarkView.ts';
-import { clear, fmt, h, notices, pct, type Notice } from './dom.ts';
+import { clear, h, notices, type Notice } from './dom.ts';
+import { fmt, pct } from './format.ts';
 import { setQuery, type Route } from './main.ts';
 import { rawText } from './render.ts';
 
