@@ -16,6 +16,7 @@ import type { EachRowSink } from '../vector/vectorEnvBase.ts';
 import type { ClientSession } from './clientSession.ts';
 import type { EnvHandle } from './envHandle.ts';
 import type { BatchRequest, BatchRowError } from './protocol/headers.ts';
+import type { Tenancy } from './tenancy.ts';
 
 /** What the op handler answers with (its OpResult's fields). */
 export interface BatchFields {
@@ -63,7 +64,11 @@ export type ToGemError = (e: unknown) => GemError;
 /** Counts of the calls a batch handed to pools (tests). */
 export const batchCounters = { oneRowCalls: 0, groupedCalls: 0, oneRowArrays: 0 };
 
-export function runBatch(s: ClientSession, r: BatchRequest, toGemError: ToGemError): BatchFields | Promise<BatchFields> {
+/**
+ * `tenancy` admits the step rows sent to envs that keep state (history) against the byte quotas: a
+ * refused call's rows get LIMIT_EXCEEDED, nothing of them runs, and the other rows still do.
+ */
+export function runBatch(s: ClientSession, r: BatchRequest, toGemError: ToGemError, tenancy?: Tenancy): BatchFields | Promise<BatchFields> {
   const { handle, env_index, action, seed } = r.rows;
   const n = handle.length;
   // Every row's result is written here, at its own position, by the pools' row-by-row calls.
@@ -125,6 +130,26 @@ export function runBatch(s: ClientSession, r: BatchRequest, toGemError: ToGemErr
         for (const k of rows) errors[k] ??= toGemError(e);
       }),
     );
+  /** Bytes admitted for a step call (0 when its envs keep no state); undefined: refused, its rows failed. */
+  const admit = (h: EnvHandle, actions: readonly string[], indices: readonly number[], rows: readonly number[]): number | undefined => {
+    if (!h.keepsState || !tenancy) return 0;
+    try {
+      return tenancy.admitStep(s, h, actions, indices);
+    } catch (e) {
+      for (const k of rows) errors[k] = e as GemError;
+      return undefined;
+    }
+  };
+  const settle = (waiting: Promise<void> | undefined, reserved: number): Promise<void> | undefined => {
+    if (reserved === 0) return waiting;
+    if (waiting === undefined) {
+      s.stateReserved -= reserved;
+      return undefined;
+    }
+    return waiting.finally(() => {
+      s.stateReserved -= reserved;
+    });
+  };
   let one: OneRow | undefined;
   for (const hr of byHandle.values()) {
     const { h, first: k } = hr;
@@ -138,7 +163,9 @@ export function runBatch(s: ClientSession, r: BatchRequest, toGemError: ToGemErr
       one.indices[0] = env_index[k];
       (one.into.at as number[])[0] = k;
       batchCounters.oneRowCalls++;
-      const waiting = h.pool.stepEachInOrder(one.actions, one.indices, one.into);
+      const reserved = admit(h, one.actions, one.indices, [k]);
+      if (reserved === undefined) continue;
+      const waiting = settle(h.pool.stepEachInOrder(one.actions, one.indices, one.into), reserved);
       if (waiting === undefined) continue; // ran at once, inline: its row is written
       waitFor(waiting, [k]);
       one = undefined; // the waiting call holds these arrays
@@ -148,7 +175,9 @@ export function runBatch(s: ClientSession, r: BatchRequest, toGemError: ToGemErr
     for (const call of calls) {
       batchCounters.groupedCalls++;
       const into: EachRowSink = { rows: sink, at: call.rows, errors };
-      const waiting = runCall(h, call, into, r.rows);
+      const reserved = call.kind === 0 ? admit(h, call.rows.map((k) => action[k] as string), call.indices, call.rows) : 0;
+      if (reserved === undefined) continue;
+      const waiting = settle(runCall(h, call, into, r.rows), reserved);
       if (waiting !== undefined) waitFor(waiting, call.rows);
     }
   }

@@ -11,6 +11,7 @@ import { GemError } from '../core/errors.ts';
 import type { DatasetContent, DatasetRegistry } from '../data/datasetRegistry.ts';
 import type { EnvRegistry } from '../registry/registry.ts';
 import type { WrapperCatalog } from '../registry/wrapperCatalog.ts';
+import type { StateMeter } from '../wrappers/heldState.ts';
 import type { EnvHandle } from './envHandle.ts';
 import type { SessionScope } from './tenancy.ts';
 
@@ -37,6 +38,12 @@ export class ClientSession {
   pendingEnvs = 0;
   /** Inline rows of makes still being built, counted against the dataset quotas. */
   pendingBytes = 0;
+  /** Env state its envs' wrappers hold (history wrappers' kept turns), reported to `stateMeter`. */
+  stateBytes = 0;
+  /** Action bytes of admitted steps still running on envs that keep state (see admitState). */
+  stateReserved = 0;
+  /** What its envs' state-keeping wrappers report to; made with its first such env (Tenancy.stateMeter). */
+  stateMeter?: StateMeter;
   lastSeen = Date.now();
   requests = 0;
   nextInstance = 0;
@@ -88,10 +95,10 @@ export class ClientSession {
     return held;
   }
 
-  /** Every byte of data this client makes the server hold: pushed tables, inline rows, files read. */
+  /** Every byte this client makes the server hold: pushed tables, inline rows, files read, env state. */
   datasetBytes(): number {
     const held = this.heldBytes();
-    return this.pushedBytes() + held.inline + held.files;
+    return this.pushedBytes() + held.inline + held.files + this.stateBytes;
   }
 
   /** What this client holds, for `stats`. */
@@ -104,10 +111,11 @@ export class ClientSession {
       inflight: this.inflight,
       requests: this.requests,
       datasets: this.pushed.size,
-      dataset_bytes: pushed + held.inline + held.files,
+      dataset_bytes: pushed + held.inline + held.files + this.stateBytes,
       pushed_bytes: pushed,
       inline_bytes: held.inline,
       file_bytes: held.files,
+      env_state_bytes: this.stateBytes,
       registered_envs: this.registeredEnvs.size,
     };
   }

@@ -36,6 +36,8 @@ export class EnvHandle {
     readonly pool: ServedPool,
     wrappers: string[],
     readonly held: HeldBytes = { inline: 0, files: new Map() },
+    /** Per env, 1 where a wrapper keeps client-grown state (metered); undefined when none does. */
+    readonly keepsState?: Uint8Array,
   ) {
     this.info = {
       handle: id,

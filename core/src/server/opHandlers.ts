@@ -28,6 +28,8 @@ import { makePool } from '../vector/makeVec.ts';
 import { SLICE_ABOVE, SLICE_ROWS } from '../vector/envPool.ts';
 import type { SliceSink } from '../vector/vectorEnvBase.ts';
 import { parseWrapperNames } from '../registry/wrapperStack.ts';
+import { attachStateMeter } from '../wrappers/heldState.ts';
+import type { Env } from '../core/env.ts';
 
 export interface OpResult {
   fields: Record<string, unknown>;
@@ -131,7 +133,7 @@ export class OpHandlers {
       case 'step':
         return this.step(s, req.header, req.body);
       case 'batch': {
-        const fields = runBatch(s, req.header, (e) => this.asGemError(e));
+        const fields = runBatch(s, req.header, (e) => this.asGemError(e), this.ctx.tenancy);
         return fields instanceof Promise ? fields.then((f) => ({ fields: { ...f } })) : { fields: { ...fields } };
       }
       case 'sample':
@@ -238,7 +240,7 @@ export class OpHandlers {
         const files = datasetFiles(pool, s.envs.dataDirs);
         tenancy.checkFiles(s, files, inline, `Making ${n} envs that read ${[...files.values()].reduce((a, b) => a + b, 0)} bytes of server-side files`);
         tenancy.holdFiles(files);
-        const handle = new EnvHandle(nextHandle++, pool, parseWrapperNames(opts.wrappers), { inline, files });
+        const handle = new EnvHandle(nextHandle++, pool, parseWrapperNames(opts.wrappers), { inline, files }, this.meterState(s, pool));
         s.handles.set(handle.id, handle);
         return { fields: { ...handle.info } };
       } catch (e) {
@@ -259,6 +261,25 @@ export class OpHandlers {
       return failed(e);
     }
     return built instanceof Promise ? built.then(register, failed) : register(built);
+  }
+
+  /** Hooks the pool's state-keeping wrappers (history) to the session's quota; which envs have one. */
+  private meterState(s: ClientSession, pool: ServedPool): Uint8Array | undefined {
+    let keeps: Uint8Array | undefined;
+    for (let i = 0; i < pool.numEnvs; i++) {
+      // A served pool's envs are Envs; a test's pool may hand out less, which then keeps nothing.
+      if (attachStateMeter(pool.envAt(i) as Env<any, any>, this.ctx.tenancy.stateMeter(s))) (keeps ??= new Uint8Array(pool.numEnvs))[i] = 1;
+    }
+    return keeps;
+  }
+
+  /** Runs a step admitted against the byte quotas (Tenancy.admitStep); its reservation ends with it. */
+  private admitted<T>(s: ClientSession, h: EnvHandle, actions: readonly unknown[], indices: readonly number[], run: () => Promise<T>): Promise<T> {
+    const reserved = this.ctx.tenancy.admitStep(s, h, actions, indices);
+    if (reserved === 0) return run();
+    return run().finally(() => {
+      s.stateReserved -= reserved;
+    });
   }
 
   private reset(s: ClientSession, r: ResetRequest): Promise<OpResult> {
@@ -284,16 +305,27 @@ export class OpHandlers {
         return decoding.then(() => Promise.reject(e));
       }
       const stream = new RowsStream();
+      let reserved = 0;
+      const admitted = h.keepsState ? decoding.then((d) => ((reserved = this.ctx.tenancy.admitStep(s, h, d.actions, d.indices)), d)) : decoding;
+      admitted.catch(() => undefined);
       return h.pool
-        .stepInOrderWhenDecoded(decoding, this.encodeAsItRuns(stream, r.reply_format))
+        .stepInOrderWhenDecoded(admitted, this.encodeAsItRuns(stream, r.reply_format))
+        .finally(() => {
+          s.stateReserved -= reserved;
+        })
         .then((rows) => this.rowsResult(rows, r.reply_format, stream));
     }
     // The message itself is checked before what it refers to: a bad body is INVALID_BODY on any handle.
     const { indices, actions } = r.rows ? { indices: r.rows.env_index, actions: r.rows.action } : decodeStepRequest(body!);
     const h = s.getHandle(r.handle);
-    if (indices.length <= SLICE_ABOVE) return h.pool.stepInOrder(actions, indices).then((rows) => this.rowsResult(rows, r.reply_format));
+    if (h.keepsState) return this.admitted(s, h, actions, indices, () => this.stepRows(h, actions, indices, r.reply_format));
+    return this.stepRows(h, actions, indices, r.reply_format);
+  }
+
+  private stepRows(h: EnvHandle, actions: string[], indices: number[], format: ReplyFormat | undefined): Promise<OpResult> {
+    if (indices.length <= SLICE_ABOVE) return h.pool.stepInOrder(actions, indices).then((rows) => this.rowsResult(rows, format));
     const stream = new RowsStream();
-    return h.pool.stepInOrder(actions, indices, this.encodeAsItRuns(stream, r.reply_format)).then((rows) => this.rowsResult(rows, r.reply_format, stream));
+    return h.pool.stepInOrder(actions, indices, this.encodeAsItRuns(stream, format)).then((rows) => this.rowsResult(rows, format, stream));
   }
 
   /**

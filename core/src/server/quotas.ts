@@ -12,11 +12,13 @@ export function limitFlag(limit: keyof ServerLimits): string {
   return `--${limit.replace(/_/g, '-')}`;
 }
 
-export function limitExceeded(limit: keyof ServerLimits, value: number, max: number, what: string): GemError {
+/** `about`: what the refusal is for beside the figures (a refused step's env: `index`, `handle`). */
+export function limitExceeded(limit: keyof ServerLimits, value: number, max: number, what: string, about?: Record<string, unknown>): GemError {
   return new GemError('LIMIT_EXCEEDED', `${what}: ${limit} is ${max} (the server's operator raises it with gem-ts serve ${limitFlag(limit)}).`, {
     limit,
     value,
     max,
+    ...about,
   });
 }
 

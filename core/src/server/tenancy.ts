@@ -19,7 +19,9 @@ import { datasetContent, DatasetRegistry, type DatasetContent, type DatasetLooku
 import { DataDirs } from '../data/dataDirs.ts';
 import type { EnvRegistry } from '../registry/registry.ts';
 import type { WrapperCatalog } from '../registry/wrapperCatalog.ts';
+import type { StateMeter } from '../wrappers/heldState.ts';
 import type { ClientSession } from './clientSession.ts';
+import type { EnvHandle } from './envHandle.ts';
 import type { ServerLimits } from './protocol/version.ts';
 import { checkHeadroom, limitExceeded } from './quotas.ts';
 
@@ -54,6 +56,8 @@ export class Tenancy {
   private readonly catalogDatasets: readonly DatasetLookup[];
   /** Inline rows every session's handles hold (or makes in progress are about to). */
   private inlineBytes = 0;
+  /** Env state every session's envs hold (history wrappers' kept turns). */
+  private stateBytes = 0;
   /** Files read for any session's handles: path → its size and how many handles read it. */
   private readonly files = new Map<string, { bytes: number; handles: number }>();
 
@@ -169,7 +173,7 @@ export class Tenancy {
 
   /** Bytes of pushed tables (identical ones once) and of what handles hold, all sessions. */
   totalBytes(): number {
-    return this.pushedBytes() + this.inlineBytes + this.fileBytes();
+    return this.pushedBytes() + this.inlineBytes + this.fileBytes() + this.stateBytes;
   }
 
   private fileBytes(): number {
@@ -240,6 +244,62 @@ export class Tenancy {
     }
   }
 
+  // ── env state ─────────────────────────────────────────────────────────────────────────────────
+
+  /** The meter `s`'s state-keeping wrappers report to: it counts for `s` and in the server total. */
+  stateMeter(s: ClientSession): StateMeter {
+    return (s.stateMeter ??= {
+      add: (delta) => {
+        s.stateBytes += delta;
+        this.stateBytes += delta;
+      },
+    });
+  }
+
+  /**
+   * Admits a step of `h` before anything runs, or refuses it (LIMIT_EXCEEDED {limit, value, max, index,
+   * handle}, naming the first env whose action passes the quota) when the actions it sends to envs
+   * that keep state would take the client or the server past the byte quotas. Returns the bytes
+   * reserved (`s.stateReserved`) until the step settles, when the caller gives them back: steps
+   * admitted but still queued count, so pipelined steps cannot slip by together.
+   */
+  admitStep(s: ClientSession, h: EnvHandle, actions: readonly unknown[], indices: readonly number[]): number {
+    const keeps = h.keepsState;
+    if (!keeps) return 0;
+    let add = 0;
+    let first = -1;
+    for (let k = 0; k < indices.length; k++) {
+      if (keeps[indices[k]] !== 1) continue;
+      add += actionBytes(actions[k]);
+      if (first < 0) first = indices[k];
+    }
+    if (first < 0) return 0; // no env of this step keeps state
+    const mine = s.datasetBytes() + s.pendingBytes + s.stateReserved;
+    const total = this.totalBytes() + s.stateReserved;
+    const { max_dataset_bytes_per_client: perClient, max_dataset_bytes_total: perServer } = this.limits;
+    if (mine + add > perClient || total + add > perServer) {
+      let upTo = 0;
+      for (let k = 0; k < indices.length; k++) {
+        if (keeps[indices[k]] !== 1) continue;
+        upTo += actionBytes(actions[k]);
+        if (mine + upTo > perClient || total + upTo > perServer) throw this.stateRefusal(h, indices[k], mine + upTo, total + upTo);
+      }
+      throw this.stateRefusal(h, first, mine + add, total + add);
+    }
+    s.stateReserved += add;
+    return add;
+  }
+
+  private stateRefusal(h: EnvHandle, index: number, mine: number, total: number): GemError {
+    const about = { index, handle: h.id };
+    const env = `Stepping env ${index} of handle ${h.id} (refused, nothing stepped; a reset or close frees its history)`;
+    const { max_dataset_bytes_per_client: perClient, max_dataset_bytes_total: perServer } = this.limits;
+    if (mine > perClient) {
+      return limitExceeded('max_dataset_bytes_per_client', mine, perClient, `${env} would hold ${mine} bytes of data and env state for this client`, about);
+    }
+    return limitExceeded('max_dataset_bytes_total', total, perServer, `${env} would hold ${total} bytes of data and env state on this server`, about);
+  }
+
   // ── Python-defined envs ───────────────────────────────────────────────────────────────────────
 
   /** Registers an env `s` serves: in its own overlay, or for everyone under `shared/`. */
@@ -278,15 +338,22 @@ export class Tenancy {
   }
 
   /** Server-wide figures for `stats`. */
-  totals(): Record<'datasets' | 'dataset_bytes' | 'pushed_bytes' | 'inline_bytes' | 'file_bytes' | 'shared_datasets' | 'shared_envs', number> {
+  totals(): Record<'datasets' | 'dataset_bytes' | 'pushed_bytes' | 'inline_bytes' | 'file_bytes' | 'env_state_bytes' | 'shared_datasets' | 'shared_envs', number> {
     return {
       datasets: this.contents.size,
       dataset_bytes: this.totalBytes(),
       pushed_bytes: this.pushedBytes(),
       inline_bytes: this.inlineBytes,
       file_bytes: this.fileBytes(),
+      env_state_bytes: this.stateBytes,
       shared_datasets: this.sharedDatasets.entries().length,
       shared_envs: this.sharedEnvOwners.size,
     };
   }
+}
+
+
+/** What a step's action may add to a history (its length; anything else is refused by the step itself). */
+function actionBytes(a: unknown): number {
+  return typeof a === 'string' ? a.length : 0;
 }

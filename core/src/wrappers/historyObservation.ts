@@ -12,10 +12,13 @@
  * assistant's turn (GEM appends them after the rendered chat; we deliberately do not).
  * `info.parsed_action`, when an env or tool wrapper sets it, is kept in history instead of the raw
  * action. `max_history_length` N keeps the last N actions and N + 1 observations.
+ * The kept text's length is reported to a StateMeter (heldState.ts) as it changes, so a server counts
+ * it in the client's quota; reset and close let it go.
  */
 import type { Env, Info, ResetResult, StepResult } from '../core/env.ts';
 import { GemError } from '../core/errors.ts';
 import type { ChatMessage, ChatTemplate } from './chatTemplate.ts';
+import type { HeldStateReporter, StateMeter } from './heldState.ts';
 import { HookWrapper } from './hookWrapper.ts';
 
 export type HistoryMode = 'concat' | 'concat_with_action' | 'concat_chat' | 'concat_chat_on_reset';
@@ -49,7 +52,7 @@ interface Turns {
   actions: string[];
 }
 
-export class HistoryObservation extends HookWrapper {
+export class HistoryObservation extends HookWrapper implements HeldStateReporter {
   readonly wrapperName: HistoryMode;
   private readonly maxObs: number;
   /**
@@ -63,6 +66,9 @@ export class HistoryObservation extends HookWrapper {
    * strings) and rebuilt only when max_history_length drops the oldest turn.
    */
   private body = '';
+  /** Characters of kept turns, summed as they come and go (never measured from the history). */
+  private held = 0;
+  private meter?: StateMeter;
 
   constructor(
     env: Env,
@@ -91,6 +97,7 @@ export class HistoryObservation extends HookWrapper {
     const first = onReset ? this.options.chatTemplate!([{ role: 'user', content: frame(r.info, r.observation) }]) : r.observation;
     this.turns = this.keepTurns ? { observations: [first], fromTool: [false], actions: [] } : undefined;
     this.body = withNewline(first);
+    this.setHeld(first.length);
     return { observation: onReset ? first : this.compose(r.info), info: r.info };
   }
 
@@ -98,21 +105,23 @@ export class HistoryObservation extends HookWrapper {
     const parsed = r.info.parsed_action;
     const kept = typeof parsed === 'string' ? parsed : action;
     const t = this.turns;
+    // concat without turns keeps only the observations.
+    let held = this.held + r.observation.length + (t || this.options.mode !== 'concat' ? kept.length : 0);
     if (t) {
       t.actions.push(kept);
       t.observations.push(r.observation);
       t.fromTool.push(r.info.use_tool === true);
     }
     if (t && t.observations.length > this.maxObs) {
-      t.observations.shift();
+      held -= t.observations.shift()!.length + t.actions.shift()!.length;
       t.fromTool.shift();
-      t.actions.shift();
       this.body = this.rebuildBody(t);
     } else if (this.options.mode === 'concat') {
       this.body += withNewline(r.observation);
     } else if (this.options.mode !== 'concat_chat') {
       this.body += withNewline(kept) + withNewline(r.observation);
     }
+    this.setHeld(held);
     return {
       observation: this.compose(r.info),
       reward: r.reward,
@@ -153,6 +162,28 @@ export class HistoryObservation extends HookWrapper {
     return this.options.chatTemplate!(messages);
   }
 
+  meterState(meter: StateMeter): void {
+    this.meter = meter;
+    meter.add(this.held);
+  }
+
+  heldBytes(): number {
+    return this.held;
+  }
+
+  private setHeld(n: number): void {
+    const delta = n - this.held;
+    this.held = n;
+    if (delta !== 0) this.meter?.add(delta);
+  }
+
+  close(): Promise<void> {
+    this.turns = undefined;
+    this.body = '';
+    this.setHeld(0);
+    return super.close();
+  }
+
   protected rewrap(inner: Env): HistoryObservation {
     return new HistoryObservation(inner, this.options);
   }
@@ -161,5 +192,7 @@ export class HistoryObservation extends HookWrapper {
     const t = this.turns;
     copy.turns = t && { observations: t.observations.slice(), fromTool: t.fromTool.slice(), actions: t.actions.slice() };
     copy.body = this.body;
+    // A spawned copy reports to no meter: it is not a handle's env.
+    copy.held = this.held;
   }
 }
