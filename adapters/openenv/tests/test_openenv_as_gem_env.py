@@ -6,13 +6,10 @@ import json
 import random
 import re
 import socket
-import threading
-import time
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 import gem_ts
 import pytest
-import uvicorn
 from openenv.core.env_server.http_server import create_app
 from openenv.core.env_server.interfaces import Environment
 from openenv.core.env_server.types import Action, Observation, State
@@ -116,25 +113,12 @@ class StructuredGame(HiddenNumber):
         return self._paid(BoardObservation(hint=r["hint"], turn=self.turn, reward=r["reward"], done=r["done"]))
 
 
-def _serve(app: Any) -> str:
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-    threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True).start()
-    deadline = time.time() + 30
-    while not server.started:
-        assert time.time() < deadline, "OpenEnv's server did not start"
-        time.sleep(0.05)
-    return f"http://127.0.0.1:{port}"
-
-
 @pytest.fixture(scope="module")
-def peers() -> Dict[str, str]:
+def peers(serve_app: Callable[[Any], str]) -> Dict[str, str]:
     """OpenEnv's own servers, one per env class, in this process."""
     return {
-        "guess": _serve(create_app(GuessGame, GuessAction, GuessObservation, env_name="guess", max_concurrent_envs=64)),
-        "structured": _serve(create_app(StructuredGame, MoveAction, BoardObservation, env_name="structured", max_concurrent_envs=64)),
+        "guess": serve_app(create_app(GuessGame, GuessAction, GuessObservation, env_name="guess", max_concurrent_envs=64)),
+        "structured": serve_app(create_app(StructuredGame, MoveAction, BoardObservation, env_name="structured", max_concurrent_envs=64)),
     }
 
 
@@ -238,8 +222,8 @@ def test_errors_name_the_url(peers: Dict[str, str]) -> None:
         gem_ts.make(REMOTE, url="ftp://nowhere")
 
 
-def test_a_full_openenv_server_refuses_the_session_as_limit_exceeded() -> None:
-    url = _serve(create_app(GuessGame, GuessAction, GuessObservation, env_name="guess_one", max_concurrent_envs=1))
+def test_a_full_openenv_server_refuses_the_session_as_limit_exceeded(serve_app: Callable[[Any], str]) -> None:
+    url = serve_app(create_app(GuessGame, GuessAction, GuessObservation, env_name="guess_one", max_concurrent_envs=1))
     first = gem_ts.make(REMOTE, url=url)
     first.reset(seed=1)
     second = gem_ts.make(REMOTE, url=url)

@@ -30,6 +30,7 @@ export const OpenEnvOptionsSchema = z
     message_timeout_ms: z.number().int().positive().default(60_000),
     ping_interval_ms: z.number().int().min(0).default(20_000),
     invalid_action_reward: z.number().default(-0.1),
+    tools: z.enum(['none', 'mcp']).default('none'),
   })
   .strict();
 
@@ -37,7 +38,7 @@ export function registerOpenEnv(registry: EnvRegistry): void {
   registry.register({
     id: OPENENV_ID,
     description:
-      'An OpenEnv server (pip openenv 0.10, or gem-ts serve --openenv) played over its WebSocket session protocol: option url is its base URL (http(s):// or ws(s)://).',
+      'An OpenEnv server (pip openenv 0.10, or gem-ts serve --openenv) played over its WebSocket session protocol: option url is its base URL (http(s):// or ws(s)://); tools: "mcp" offers its MCP tools as <tool_call> tools.',
     schema: OpenEnvOptionsSchema,
     create: (o, _spec, seed) => new OpenEnvEnv(o, seed),
   });

@@ -15,14 +15,31 @@
  * - Ends: `done`; `terminated` / `truncated` from the observation's own flags when it has them (gem-ts's
  *   front door sends them), else done means terminated.
  * - Info: the payload's `metadata` (gem-ts's info when the server is gem-ts).
+ * - Tools (`tools: 'mcp'`): the remote env's MCP tools are offered as gem-ts's `mcp_tool` offers an
+ *   MCP server's tools. Each reset sends OpenEnv's `list_tools` action on the same session and adds
+ *   the tool-use instructions to the first observation; an action holding a
+ *   `<tool_call><tool_name>NAME</tool_name><arguments>{JSON}</arguments></tool_call>` block is sent as
+ *   OpenEnv's `call_tool` action, a step of the session whose reward and done are the env's, and the
+ *   tool's result (or its error) is the next observation. A block whose arguments are not a JSON
+ *   object is answered here (nothing is sent). Actions without a block are sent as above.
  */
 import type { Env, Info, ResetOptions, ResetResult, SpawnOptions, StepResult } from '../../core/env.ts';
 import { GemError } from '../../core/errors.ts';
 import { isPlainObject } from '../../core/plainObject.ts';
 import type { EnvSpec } from '../../core/spec.ts';
+import { parseToolCall, renderMcpResult, toolCallInstructions, type McpCallArgs, type ToolCallSpec } from '../../tools/mcp/mcpTool.ts';
+import type { McpCallResult } from '../../tools/mcp/mcpConnection.ts';
+import type { ToolOutput } from '../../tools/tool.ts';
 import { OpenEnvConnection, remoteError } from './connection.ts';
 import type { ObservationPayload, Reply } from './wire.ts';
-import { sessionUrl } from './wire.ts';
+import { notOpenEnv, sessionUrl } from './wire.ts';
+
+/** terminated / truncated of a payload: the observation's own flags when it has them (gem-ts's front door), else done is terminated. */
+function endsOf(p: ObservationPayload): { terminated: boolean; truncated: boolean } {
+  const flags = p.observation;
+  const truncated = p.done && flags.truncated === true;
+  return { terminated: p.done && (typeof flags.terminated === 'boolean' ? flags.terminated || !truncated : true), truncated };
+}
 
 export interface OpenEnvEnvOptions {
   url: string;
@@ -35,6 +52,7 @@ export interface OpenEnvEnvOptions {
   message_timeout_ms: number;
   ping_interval_ms: number;
   invalid_action_reward: number;
+  tools: 'none' | 'mcp';
 }
 
 interface Episode {
@@ -57,6 +75,10 @@ export class OpenEnvEnv implements Env<string, string> {
   /** A spawn({sameState}) child replays its parent's episode before its first step. */
   private replay?: Episode;
   private closed = false;
+  /** With `tools: 'mcp'`: the tools the server listed at the last reset, and this episode's tool calls. */
+  private toolList: ToolCallSpec[] = [];
+  private toolUses = 0;
+  private toolSuccesses = 0;
 
   constructor(
     private readonly opts: OpenEnvEnvOptions,
@@ -98,8 +120,44 @@ export class OpenEnvEnv implements Env<string, string> {
     // A session whose socket died (server restart, idle timeout) is reopened here, by connection().
     this.episode = undefined;
     const payload = this.observation(await this.ask('reset', data, 'reset'), 'reset');
+    let observation = this.text(payload);
+    let info = this.info(payload);
+    if (this.opts.tools === 'mcp') {
+      this.toolList = await this.listTools();
+      this.toolUses = 0;
+      this.toolSuccesses = 0;
+      observation = `${observation}\n${toolCallInstructions(this.toolList)}`;
+      info = { ...info, use_tool: false, ...this.counters() };
+    }
     this.episode = { resetData: seed === undefined ? undefined : data, actions: [] };
-    return { observation: this.text(payload), info: this.info(payload) };
+    return { observation, info };
+  }
+
+  private counters(): Info {
+    return { tool_use_counter: this.toolUses, tool_success_counter: this.toolSuccesses };
+  }
+
+  /** The session's MCP tools, by OpenEnv's `list_tools` action; an env without any is a configuration error. */
+  private async listTools(): Promise<ToolCallSpec[]> {
+    const url = this.opts.url;
+    const reply = await this.ask('step', { type: 'list_tools' }, 'list_tools');
+    if (reply.type === 'error' && reply.data.code === 'VALIDATION_ERROR') {
+      throw new GemError('INVALID_OPTIONS', `tools: 'mcp', but the OpenEnv server at ${url} refused a list_tools action (${reply.data.message}): its env takes no MCP actions.`, { url });
+    }
+    const payload = this.observation(reply, 'list_tools');
+    const listed = payload.observation.tools;
+    if (!Array.isArray(listed)) throw notOpenEnv(url, `a list_tools observation without a tools list: ${JSON.stringify(payload.observation).slice(0, 120)}`);
+    const tools = listed.filter(isPlainObject).flatMap((t): ToolCallSpec[] => {
+      if (typeof t.name !== 'string') return [];
+      const schema = t.input_schema ?? t.inputSchema;
+      return [{ name: t.name, description: typeof t.description === 'string' ? t.description : '', parameters: isPlainObject(schema) ? schema : { type: 'object' } }];
+    });
+    if (!tools.length) {
+      const meta = payload.observation.metadata;
+      const why = isPlainObject(meta) && typeof meta.error === 'string' ? ` (the server said: ${meta.error})` : '';
+      throw new GemError('INVALID_OPTIONS', `tools: 'mcp', but the OpenEnv server at ${url} lists no MCP tools${why}.`, { url });
+    }
+    return tools.sort((a, b) => a.name.localeCompare(b.name));
   }
 
   async step(action: string): Promise<StepResult> {
@@ -111,25 +169,65 @@ export class OpenEnvEnv implements Env<string, string> {
       this.episode = undefined;
       throw this.conn.failure;
     }
-    const data = this.actionData(action);
+    const call = this.opts.tools === 'mcp' && typeof action === 'string' ? parseToolCall(action) : undefined;
+    if (call?.kind === 'invalid') return this.toolTurn(call.parsedAction, { output: call.observation, isError: true });
+    const data = call?.kind === 'call' ? { type: 'call_tool', tool_name: call.args.name, arguments: call.args.arguments } : this.actionData(action);
     if (typeof data === 'string') return this.formatError(data);
     let reply: Reply;
     try {
-      reply = await this.ask('step', data, 'step');
+      reply = await this.ask('step', data, call?.kind === 'call' ? `call_tool '${call.args.name}'` : 'step');
     } catch (e) {
       if (this.conn?.failure) this.episode = undefined;
       throw e;
     }
-    if (reply.type === 'error' && reply.data.code === 'VALIDATION_ERROR' && this.opts.action_format === 'json') {
+    if (reply.type === 'error' && reply.data.code === 'VALIDATION_ERROR' && (this.opts.action_format === 'json' || this.opts.tools === 'mcp')) {
       return this.formatError(`the server refused the action: ${reply.data.message}`);
     }
     const payload = this.observation(reply, 'step');
     this.episode.actions.push(data);
-    const done = payload.done;
-    const flags = payload.observation;
-    const truncated = done && flags.truncated === true;
-    const terminated = done && (typeof flags.terminated === 'boolean' ? flags.terminated || !truncated : true);
-    return { observation: this.text(payload), reward: payload.reward ?? 0, terminated, truncated, info: this.info(payload) };
+    if (call?.kind === 'call') return this.toolTurn(call.parsedAction, this.toolOutput(call.args, payload), payload);
+    const info = this.opts.tools === 'mcp' ? { ...this.info(payload), use_tool: false, ...this.counters() } : this.info(payload);
+    return { observation: this.text(payload), reward: payload.reward ?? 0, ...endsOf(payload), info };
+  }
+
+  /**
+   * A tool turn: the tool's output is the observation; reward and done are the server's step's when
+   * the call reached it (`payload`), else 0 and not done (a call that could not be sent).
+   */
+  private toolTurn(parsedAction: string, out: ToolOutput, payload?: ObservationPayload): StepResult {
+    this.toolUses += 1;
+    if (!out.isError) this.toolSuccesses += 1;
+    const info: Info = {
+      ...(payload ? this.info(payload) : {}),
+      parsed_action: parsedAction,
+      tool_type: 'mcp',
+      use_tool: true,
+      ...this.counters(),
+      ...(out.isError ? { tool_error: out.output } : {}),
+    };
+    const ends = payload ? endsOf(payload) : { terminated: false, truncated: false };
+    return { observation: out.output, reward: payload?.reward ?? 0, ...ends, info };
+  }
+
+  /** The observation of a `call_tool` step (OpenEnv's CallToolObservation: `result` or `error`) as a tool's output. */
+  private toolOutput(args: McpCallArgs, payload: ObservationPayload): ToolOutput {
+    const { result, error } = payload.observation;
+    if (isPlainObject(error)) {
+      const kind = typeof error.error_type === 'string' ? error.error_type : 'error';
+      const known = kind === 'tool_not_found' ? ` Available tools: ${this.toolList.map((t) => t.name).join(', ')}` : '';
+      return { output: `[Tool error (${kind}) calling '${args.name}': ${String(error.message ?? 'no message')}]${known}`, isError: true };
+    }
+    if (isPlainObject(result) && Array.isArray(result.content)) {
+      // OpenEnv's server sends FastMCP's CallToolResult with snake_case fields; gem-ts's front door MCP's camelCase.
+      const structured = result.structuredContent ?? result.structured_content;
+      return renderMcpResult({
+        content: result.content.filter((c): c is McpCallResult['content'][number] => isPlainObject(c) && typeof c.type === 'string'),
+        structuredContent: isPlainObject(structured) ? structured : undefined,
+        isError: result.isError === true || result.is_error === true,
+      });
+    }
+    if (result === null || result === undefined) return renderMcpResult({ content: [] });
+    return renderMcpResult({ content: [{ type: 'text', text: typeof result === 'string' ? result : JSON.stringify(result) }] });
   }
 
   /** The action object of a text, or why it is not one. */
@@ -147,8 +245,12 @@ export class OpenEnvEnv implements Env<string, string> {
 
   private formatError(why: string): StepResult {
     this.episode = undefined;
+    const takes =
+      this.opts.tools === 'mcp'
+        ? 'This env takes tool calls (<tool_call><tool_name>NAME</tool_name><arguments>{...}</arguments></tool_call>)'
+        : "This env takes one JSON object, the OpenEnv action (its fields: the server's /schema)";
     return {
-      observation: `Invalid action: ${why}. This env takes one JSON object, the OpenEnv action (its fields: the server's /schema). The episode is over.`,
+      observation: `Invalid action: ${why}. ${takes}. The episode is over.`,
       reward: this.opts.invalid_action_reward,
       terminated: true,
       truncated: false,
@@ -209,11 +311,14 @@ export class OpenEnvEnv implements Env<string, string> {
     const copy = new OpenEnvEnv(this.opts);
     copy.spec = this.spec;
     copy.pendingSeed = opts.seed;
+    copy.toolList = this.toolList;
     if (opts.sameState && this.episode) {
       if (!this.episode.resetData) {
         throw new GemError('NOT_SUPPORTED', `spawn({sameState}) replays the episode on a new OpenEnv session, which needs a seeded reset (${this.opts.url}).`);
       }
       copy.replay = { resetData: this.episode.resetData, actions: [...this.episode.actions] };
+      copy.toolUses = this.toolUses;
+      copy.toolSuccesses = this.toolSuccesses;
     }
     return copy;
   }

@@ -27,7 +27,7 @@ interface Route {
 const TOOL_CALL = /<tool_call>\s*<tool_name>(.*?)<\/tool_name>\s*<arguments>(.*?)<\/arguments>\s*<\/tool_call>/s;
 
 const McpCallArgs = z.object({ name: z.string(), arguments: z.record(z.string(), z.unknown()) }).strict();
-type McpCallArgs = z.infer<typeof McpCallArgs>;
+export type McpCallArgs = z.infer<typeof McpCallArgs>;
 
 /** GEM's rendering of a call result as one observation. */
 export function renderMcpResult(res: McpCallResult): ToolOutput {
@@ -41,6 +41,59 @@ export function renderMcpResult(res: McpCallResult): ToolOutput {
   if (res.isError) return { output: `[Tool execution error: ${parts.join('\n') || 'the tool reported an error'}]`, isError: true };
   if (res.structuredContent && Object.keys(res.structuredContent).length) return { output: JSON.stringify(res.structuredContent), isError: false };
   return { output: parts.length ? parts.join('\n') : 'Tool execution completed with no output', isError: false };
+}
+
+/** A tool as the model is told about it: its name, what it does, its arguments' JSON Schema. */
+export interface ToolCallSpec {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+/** GEM's MCP tool-use instructions for these tools (in the order given): how to write a call, then the tools. */
+export function toolCallInstructions(tools: readonly ToolCallSpec[]): string {
+  const specs = tools.map((t) => JSON.stringify({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
+  const example = tools[0]?.name ?? 'tool_name';
+  return [
+    '# Tool-Use Instructions',
+    '',
+    'You may call the tools listed below. Call at most one tool per message, written exactly like this:',
+    '<tool_call>',
+    '<tool_name>NAME</tool_name>',
+    '<arguments>{"argument": "value"}</arguments>',
+    '</tool_call>',
+    'The arguments are a single JSON object that follows the tool\'s parameters. The tool\'s result comes back as the next message.',
+    '',
+    'For example:',
+    `<tool_call>\n<tool_name>${example}</tool_name>\n<arguments>{}</arguments>\n</tool_call>`,
+    '',
+    '## Available Tools',
+    '',
+    '<tools>',
+    ...specs,
+    '</tools>',
+  ].join('\n');
+}
+
+/**
+ * The first `<tool_call>` block of an action: the tool's name and its arguments (a JSON object), or
+ * why the block cannot be a call (arguments that are not a JSON object). Whether the name is a known
+ * tool is the caller's question.
+ */
+export function parseToolCall(action: string): ParsedCall<McpCallArgs> {
+  const m = TOOL_CALL.exec(action);
+  if (!m) return { kind: 'none', parsedAction: action };
+  const block = m[0];
+  let args: unknown;
+  try {
+    args = JSON.parse(m[2].trim() || '{}');
+  } catch (e) {
+    return { kind: 'invalid', observation: `[Invalid tool call: the arguments are not valid JSON (${(e as Error).message})]`, parsedAction: block };
+  }
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+    return { kind: 'invalid', observation: '[Invalid tool call: the arguments must be a JSON object]', parsedAction: block };
+  }
+  return { kind: 'call', args: { name: m[1].trim(), arguments: args as Record<string, unknown> }, parsedAction: block };
 }
 
 export class McpTool implements TextTool<McpCallArgs> {
@@ -93,56 +146,17 @@ export class McpTool implements TextTool<McpCallArgs> {
   instructions(): string {
     const routes = [...this.ready().values()].sort((a, b) => a.exposed.localeCompare(b.exposed));
     const multi = this.connections.length > 1;
-    const specs = routes.map((r) =>
-      JSON.stringify({
-        type: 'function',
-        function: {
-          name: r.exposed,
-          description: multi ? `[${r.connection.serverName}] ${r.info.description}` : r.info.description,
-          parameters: r.info.inputSchema,
-        },
-      }),
+    return toolCallInstructions(
+      routes.map((r) => ({ name: r.exposed, description: multi ? `[${r.connection.serverName}] ${r.info.description}` : r.info.description, parameters: r.info.inputSchema })),
     );
-    const example = routes[0]?.exposed ?? 'tool_name';
-    return [
-      '# Tool-Use Instructions',
-      '',
-      'You may call the tools listed below. Call at most one tool per message, written exactly like this:',
-      '<tool_call>',
-      '<tool_name>NAME</tool_name>',
-      '<arguments>{"argument": "value"}</arguments>',
-      '</tool_call>',
-      'The arguments are a single JSON object that follows the tool\'s parameters. The tool\'s result comes back as the next message.',
-      '',
-      'For example:',
-      `<tool_call>\n<tool_name>${example}</tool_name>\n<arguments>{}</arguments>\n</tool_call>`,
-      '',
-      '## Available Tools',
-      '',
-      '<tools>',
-      ...specs,
-      '</tools>',
-    ].join('\n');
   }
 
   parseAction(action: string): ParsedCall<McpCallArgs> {
-    const m = TOOL_CALL.exec(action);
-    if (!m) return { kind: 'none', parsedAction: action };
-    const block = m[0];
-    const name = m[1].trim();
-    let args: unknown;
-    try {
-      args = JSON.parse(m[2].trim() || '{}');
-    } catch (e) {
-      return { kind: 'invalid', observation: `[Invalid tool call: the arguments are not valid JSON (${(e as Error).message})]`, parsedAction: block };
+    const parsed = parseToolCall(action);
+    if (parsed.kind === 'call' && !this.ready().has(parsed.args.name)) {
+      return { kind: 'invalid', observation: `Tool '${parsed.args.name}' not found. Available tools: ${this.toolNames().join(', ')}`, parsedAction: parsed.parsedAction };
     }
-    if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-      return { kind: 'invalid', observation: '[Invalid tool call: the arguments must be a JSON object]', parsedAction: block };
-    }
-    if (!this.ready().has(name)) {
-      return { kind: 'invalid', observation: `Tool '${name}' not found. Available tools: ${this.toolNames().join(', ')}`, parsedAction: block };
-    }
-    return { kind: 'call', args: { name, arguments: args as Record<string, unknown> }, parsedAction: block };
+    return parsed;
   }
 
   async execute({ name, arguments: args }: McpCallArgs, signal?: AbortSignal): Promise<ToolOutput> {
