@@ -55,7 +55,10 @@ class UnknownHandleError(GemError, KeyError):
 
 
 class LimitExceededError(GemError):
-    """A server limit (message size, envs per handle, handles per client, …) was hit."""
+    """A server limit (message size, envs per handle, handles per client, the bytes a session holds —
+    data, and an env's history under ``concat`` and its kin — …) was hit. ``data`` has ``limit``,
+    ``value`` and ``max``; a refused step also names its env (``index``, ``handle``): nothing stepped,
+    and a reset of that env frees its history."""
 
 
 class ServerUnavailableError(GemError, ConnectionError):

@@ -16,7 +16,7 @@ import type { EachRowSink } from '../vector/vectorEnvBase.ts';
 import type { ClientSession } from './clientSession.ts';
 import type { EnvHandle } from './envHandle.ts';
 import type { BatchRequest, BatchRowError } from './protocol/headers.ts';
-import type { Tenancy } from './tenancy.ts';
+import type { DataBase, Tenancy } from './tenancy.ts';
 
 /** What the op handler answers with (its OpResult's fields). */
 export interface BatchFields {
@@ -131,24 +131,23 @@ export function runBatch(s: ClientSession, r: BatchRequest, toGemError: ToGemErr
       }),
     );
   /** Bytes admitted for a step call (0 when its envs keep no state); undefined: refused, its rows failed. */
+  let base: DataBase | undefined; // summed once for the whole batch: no make or push runs meanwhile
   const admit = (h: EnvHandle, actions: readonly string[], indices: readonly number[], rows: readonly number[]): number | undefined => {
     if (!h.keepsState || !tenancy) return 0;
     try {
-      return tenancy.admitStep(s, h, actions, indices);
+      return tenancy.admitStep(s, h, actions, indices, (base ??= tenancy.dataBase(s)));
     } catch (e) {
       for (const k of rows) errors[k] = e as GemError;
       return undefined;
     }
   };
   const settle = (waiting: Promise<void> | undefined, reserved: number): Promise<void> | undefined => {
-    if (reserved === 0) return waiting;
+    if (reserved === 0 || !tenancy) return waiting;
     if (waiting === undefined) {
-      s.stateReserved -= reserved;
+      tenancy.endStep(s, reserved);
       return undefined;
     }
-    return waiting.finally(() => {
-      s.stateReserved -= reserved;
-    });
+    return waiting.finally(() => tenancy.endStep(s, reserved));
   };
   let one: OneRow | undefined;
   for (const hr of byHandle.values()) {

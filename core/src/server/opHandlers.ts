@@ -277,9 +277,7 @@ export class OpHandlers {
   private admitted<T>(s: ClientSession, h: EnvHandle, actions: readonly unknown[], indices: readonly number[], run: () => Promise<T>): Promise<T> {
     const reserved = this.ctx.tenancy.admitStep(s, h, actions, indices);
     if (reserved === 0) return run();
-    return run().finally(() => {
-      s.stateReserved -= reserved;
-    });
+    return run().finally(() => this.ctx.tenancy.endStep(s, reserved));
   }
 
   private reset(s: ClientSession, r: ResetRequest): Promise<OpResult> {
@@ -310,9 +308,7 @@ export class OpHandlers {
       admitted.catch(() => undefined);
       return h.pool
         .stepInOrderWhenDecoded(admitted, this.encodeAsItRuns(stream, r.reply_format))
-        .finally(() => {
-          s.stateReserved -= reserved;
-        })
+        .finally(() => this.ctx.tenancy.endStep(s, reserved))
         .then((rows) => this.rowsResult(rows, r.reply_format, stream));
     }
     // The message itself is checked before what it refers to: a bad body is INVALID_BODY on any handle.

@@ -30,6 +30,12 @@ const CONTENT_NAME = /^inline\/([0-9a-f]{16,64})$/;
 /** Decoded rows take a few times the Arrow bytes; used only to foresee memory for the headroom check. */
 const DECODED_PER_BYTE = 3;
 
+/** Bytes held besides env state, for the client and the server (Tenancy.dataBase). */
+export interface DataBase {
+  client: number;
+  server: number;
+}
+
 export interface SessionScope {
   envs: EnvRegistry;
   /** The session's wrapper catalogue: an overlay over the server's, freed with the session. */
@@ -58,6 +64,8 @@ export class Tenancy {
   private inlineBytes = 0;
   /** Env state every session's envs hold (history wrappers' kept turns). */
   private stateBytes = 0;
+  /** Action bytes of every session's admitted steps still running (admitStep). */
+  private stateReserved = 0;
   /** Files read for any session's handles: path → its size and how many handles read it. */
   private readonly files = new Map<string, { bytes: number; handles: number }>();
 
@@ -260,10 +268,10 @@ export class Tenancy {
    * Admits a step of `h` before anything runs, or refuses it (LIMIT_EXCEEDED {limit, value, max, index,
    * handle}, naming the first env whose action passes the quota) when the actions it sends to envs
    * that keep state would take the client or the server past the byte quotas. Returns the bytes
-   * reserved (`s.stateReserved`) until the step settles, when the caller gives them back: steps
-   * admitted but still queued count, so pipelined steps cannot slip by together.
+   * reserved until the step settles, when the caller gives them back (endStep): steps admitted but
+   * still queued count, so pipelined steps cannot slip by together.
    */
-  admitStep(s: ClientSession, h: EnvHandle, actions: readonly unknown[], indices: readonly number[]): number {
+  admitStep(s: ClientSession, h: EnvHandle, actions: readonly unknown[], indices: readonly number[], base: DataBase = this.dataBase(s)): number {
     const keeps = h.keepsState;
     if (!keeps) return 0;
     let add = 0;
@@ -274,8 +282,8 @@ export class Tenancy {
       if (first < 0) first = indices[k];
     }
     if (first < 0) return 0; // no env of this step keeps state
-    const mine = s.datasetBytes() + s.pendingBytes + s.stateReserved;
-    const total = this.totalBytes() + s.stateReserved;
+    const mine = base.client + s.stateBytes + s.stateReserved;
+    const total = base.server + this.stateBytes + this.stateReserved;
     const { max_dataset_bytes_per_client: perClient, max_dataset_bytes_total: perServer } = this.limits;
     if (mine + add > perClient || total + add > perServer) {
       let upTo = 0;
@@ -287,7 +295,22 @@ export class Tenancy {
       throw this.stateRefusal(h, first, mine + add, total + add);
     }
     s.stateReserved += add;
+    this.stateReserved += add;
     return add;
+  }
+
+  /** Gives back what admitStep reserved, once the step has settled. */
+  endStep(s: ClientSession, reserved: number): void {
+    s.stateReserved -= reserved;
+    this.stateReserved -= reserved;
+  }
+
+  /**
+   * The bytes `s` and the server hold besides env state: they change only with makes, pushes and
+   * closes, so a request admitting many steps (a batch over many handles) sums them once.
+   */
+  dataBase(s: ClientSession): DataBase {
+    return { client: s.datasetBytes() - s.stateBytes + s.pendingBytes, server: this.totalBytes() - this.stateBytes };
   }
 
   private stateRefusal(h: EnvHandle, index: number, mine: number, total: number): GemError {
