@@ -12,6 +12,8 @@ import gem_ts
 from gem_ts import LocalServer
 from gem_ts.wrappers import WRAPPER_FACTORY
 
+pytestmark = pytest.mark.server  # its own server, with a small byte quota
+
 MAX = 64 * 1024
 BIG = "a" * 10_000
 
@@ -30,14 +32,14 @@ class Echo:
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[LocalServer]:
+def quota_server() -> Iterator[LocalServer]:
     srv = LocalServer(["--max-dataset-bytes-per-client", str(MAX)])
     yield srv
     srv.stop()
 
 
-def test_a_growing_history_is_refused_clearly_and_reset_frees_it(server: LocalServer) -> None:
-    with gem_ts.connect(server.endpoint) as c:
+def test_a_growing_history_is_refused_clearly_and_reset_frees_it(quota_server: LocalServer) -> None:
+    with gem_ts.connect(quota_server.endpoint) as c:
         gem_ts.register("py:EndlessEcho-v0", Echo, client=c)
         env = WRAPPER_FACTORY["concat"](gem_ts.make("py:EndlessEcho-v0", client=c))
         env.reset()
