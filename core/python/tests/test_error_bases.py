@@ -10,7 +10,6 @@ import pickle
 import pytest
 
 from gem_ts.errors import ERROR_CLASSES, GemError, ServerUnavailableError
-from gem_ts.ray.sharded import EnvLostError
 
 EVERY_CLASS = [GemError, *ERROR_CLASSES.values()]
 
@@ -25,6 +24,9 @@ def test_every_error_class_survives_pickle_with_its_code_message_and_data(cls: t
 
 
 def test_a_subclass_with_its_own_init_survives_pickle_with_its_own_fields() -> None:
+    pytest.importorskip("ray", reason="gem_ts.ray needs Ray: the quick tier has none, npm test installs it")
+    from gem_ts.ray.sharded import EnvLostError
+
     err = EnvLostError([3, 1], ["tcp://10.0.0.2:5555"], why="server gone")
     back = pickle.loads(pickle.dumps(err))
     assert type(back) is EnvLostError and isinstance(back, ServerUnavailableError) and isinstance(back, ConnectionError)
