@@ -19,7 +19,7 @@ loss, optimiser and budget are shared (benchmark/training.py). A transition is o
 Tasks (benchmark/tasks.py; what each algorithm should reach: docs/benchmark.md):
   game    GuessTheNumber-v0-easy: sparse, the reward arrives on the last turn (GEM's game recipe, γ=0.9)
   dense   LampChain-v0: 5 turns, each paid at once, a miss halving the next hit (γ=0.5)
-  single  rg:letter_counting: one answer per episode (reasoning-gym, in gem-ts's Python worker)
+  single  PickLargest-v0: one answer per episode, prompts of mixed difficulty (2 to 6 numbers shown)
 
 Runs:
   python examples/benchmark_algorithms.py            # default: 3 tasks × 4 algorithms × 5 seeds, 2 worker processes
@@ -107,7 +107,7 @@ def run(args) -> dict:
 
 PRESETS = {
     # unset flags take these values; --tasks/--algos only when not given on the command line
-    "default": dict(iters=150, eval_every=15, eval_episodes=128, sft_steps=500, seeds=5),
+    "default": dict(iters=75, eval_every=15, eval_episodes=128, sft_steps=500, seeds=5),
     "quick": dict(iters=6, eval_every=3, eval_episodes=32, sft_steps=40, seeds=2, rollout_envs=32, sft_prompts=128),
     "demo": dict(iters=200, eval_every=50, eval_episodes=128, sft_steps=500, seeds=1, workers=1, tasks=["game"], algos=["rebn"]),
 }
@@ -137,10 +137,10 @@ def parse_args(argv: list[str] | None = None):
     g.add_argument("--report", metavar="RESULTS_JSON",
                    help="train nothing: write results.md and curves.png (into --out) again from a results.json")
     g = p.add_argument_group("budget (the same for every algorithm; unset values come from the preset)")
-    g.add_argument("--iters", type=int, help="training iterations on the game; the dense and single-turn tasks get half (default 150; --quick 6; --demo 200)")
+    g.add_argument("--iters", type=int, help="training iterations on the game; the dense and single-turn tasks get half (default 75; --quick 6; --demo 200)")
     g.add_argument("--rollout-envs", type=int, help="episodes per iteration (and envs in the vector env) (default 64; --quick 32)")
     g.add_argument("--group-size", type=int, default=4, help="episodes replayed from one initial state (GRPO's group)")
-    g.add_argument("--eval-every", type=int, help="iterations between evaluations (default 15; --quick 3)")
+    g.add_argument("--eval-every", type=int, help="iterations between evaluations; the single-turn task evaluates 5 times as often (default 15; --quick 3)")
     g.add_argument("--eval-episodes", type=int, help="held-out episodes per evaluation and seed (default 128; --quick 32)")
     g.add_argument("--greedy-eval", action="store_true", help="evaluate greedily instead of sampling at temperature 1")
     g = p.add_argument_group("optimisation (shared)")
@@ -153,7 +153,7 @@ def parse_args(argv: list[str] | None = None):
     g.add_argument("--gae-lambda", type=float, default=0.95, help="PPO's GAE lambda (turn level)")
     g.add_argument("--grad-clip", type=float, default=1.0, help="gradient norm clip")
     g.add_argument("--temperature", type=float, default=1.0, help="sampling temperature for rollouts")
-    g.add_argument("--chunk", type=int, default=64, help="rows per no-grad forward pass")
+    g.add_argument("--chunk", type=int, default=64, help="rows per no-grad forward pass (PPO's critic values)")
     g = p.add_argument_group("policy")
     g.add_argument("--model", help="a Hugging Face causal LM path or id (transformers AutoModelForCausalLM); default: the tiny word-level model")
     g.add_argument("--device", help="torch device (default: cuda with --model when available, else cpu)")

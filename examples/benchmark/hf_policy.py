@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import torch
 
-from .responses import Responses, cut_at_eos, pad_responses
+from .responses import Responses, cut_at_eos, pad_responses, sampled_logprobs
 
 
 class HFPolicy:
@@ -57,14 +57,18 @@ class HFPolicy:
 
     @torch.no_grad()
     def sample(self, prompts: dict, temperature: float, greedy: bool, generator: torch.Generator) -> Responses:
-        out = self.model.generate(
+        gen = self.model.generate(
             input_ids=prompts["ids"], attention_mask=prompts["mask"], max_new_tokens=self.max_new_tokens,
             do_sample=not greedy, temperature=temperature if not greedy else None, top_k=0, top_p=1.0,
-            pad_token_id=self.tokenizer.pad_token_id,
-        )[:, prompts["ids"].shape[1] :].cpu().tolist()
+            pad_token_id=self.tokenizer.pad_token_id, return_dict_in_generate=True, output_logits=True,
+        )
+        new = gen.sequences[:, prompts["ids"].shape[1] :]
+        # output_logits are the raw logits of each step (before temperature): the untempered log π
+        logps = torch.stack([sampled_logprobs(step, new[:, i]) for i, step in enumerate(gen.logits)], dim=1)
         decode = lambda row: self.tokenizer.decode(row, skip_special_tokens=True)  # noqa: E731
-        rows, texts = cut_at_eos(out, self.tokenizer.eos_token_id, decode)
-        return pad_responses(rows, self.max_new_tokens, self.tokenizer.pad_token_id, texts, self.device)
+        rows, texts = cut_at_eos(new.cpu().tolist(), self.tokenizer.eos_token_id, decode)
+        return pad_responses(rows, self.max_new_tokens, self.tokenizer.pad_token_id, texts, self.device,
+                             logps.cpu().tolist())
 
     def prompt_tokens(self, prompts: dict) -> int:
         return int(prompts["mask"].sum())
@@ -81,9 +85,13 @@ class HFPolicy:
         logits = logits[:, c - 1 : -1]
         return torch.log_softmax(logits.float(), dim=-1).gather(-1, resp.ids[..., None]).squeeze(-1)
 
-    def prompt_nll(self, prompts: dict) -> torch.Tensor:
+    def warm_start_terms(self, prompts: dict, resp: Responses, lm: bool) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """log π of the target responses and, with `lm`, the mean next-token loss over the prompts."""
+        if not lm:
+            return self.token_logprobs(prompts, resp), None
         labels = prompts["ids"].masked_fill(prompts["mask"] == 0, -100)
-        return self.model(input_ids=prompts["ids"], attention_mask=prompts["mask"], labels=labels).loss.float()
+        nll = self.model(input_ids=prompts["ids"], attention_mask=prompts["mask"], labels=labels).loss.float()
+        return self.token_logprobs(prompts, resp), nll
 
     def last_hidden(self, prompts: dict) -> torch.Tensor:
         out = self.model(input_ids=prompts["ids"], attention_mask=prompts["mask"], output_hidden_states=True)

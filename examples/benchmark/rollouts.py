@@ -17,6 +17,7 @@ class Transition:
     response: list[int]  # response token ids (no padding)
     reward: float
     done: bool
+    logprobs: list[float] = field(default_factory=list)  # log π(token) of the response when sampled
 
 
 @dataclass
@@ -73,12 +74,15 @@ def run_episodes(vec, policy, task: Task, seeds: list[int], groups: list[int], t
             prompts = policy.encode_prompts(obs)
             resp = policy.sample(prompts, temperature, greedy, generator)
             texts = resp.texts
-            rows = [row[:n] for row, n in zip(resp.ids.cpu().tolist(), resp.lengths())]
+            lengths = resp.lengths()
+            rows = [row[:n] for row, n in zip(resp.ids.cpu().tolist(), lengths)]
+            logprobs = [row[:n] for row, n in zip(resp.logprobs.cpu().tolist(), lengths)]
             clock.prompt_tokens += policy.prompt_tokens(prompts)
             clock.response_tokens += sum(len(r) for r in rows)
         else:
             texts = [actor(o) for o in obs]
             rows = [[] for _ in active]
+            logprobs = [[] for _ in active]
         t_env = time.perf_counter()
         clock.generate_s += t_env - t
         next_obs, rewards, terminated, truncated, _ = vec.step({i: a for i, a in zip(active, texts)})
@@ -86,7 +90,7 @@ def run_episodes(vec, policy, task: Task, seeds: list[int], groups: list[int], t
         still = []
         for k, i in enumerate(active):
             done = bool(terminated[k]) or bool(truncated[k])
-            episodes[i].turns.append(Transition(obs[k], texts[k], rows[k], float(rewards[k]), done))
+            episodes[i].turns.append(Transition(obs[k], texts[k], rows[k], float(rewards[k]), done, logprobs[k]))
             if done:
                 episodes[i].success = task.succeeded([tr.reward for tr in episodes[i].turns])
                 continue

@@ -16,6 +16,7 @@ import hashlib
 import json
 import multiprocessing as mp
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -175,16 +176,23 @@ def run_grid(args, cache_dir: Path | None, on_prepared, on_trained) -> tuple[lis
     ctx = mp.get_context("spawn")  # a fresh interpreter per worker: no forked torch or ZeroMQ state
     with ctx.Pool(args.workers, initializer=_init_worker, initargs=(args.threads,)) as pool:
         for t in args.tasks:
-            task_preps = []
+            task_preps, pending = [], []
             for prep in pool.imap_unordered(_prepare_job, [(t, s, args_for_jobs, cache_dir) for s in args.seeds]):
                 task_preps.append(prep)
                 on_prepared(prep)
+                # Queued behind the preparations still waiting: a worker with no seed left to prepare
+                # trains this one instead of idling until the last warm start is done.
+                pending += [pool.apply_async(_train_job, ((prep, a, args_for_jobs),)) for a in algos]
             task_preps.sort(key=lambda p: p.seed)
             preps += task_preps
-            jobs = [(p, a, args_for_jobs) for p in task_preps for a in algos]
-            for run in pool.imap_unordered(_train_job, jobs):
-                runs.append(run)
-                on_trained(run, preps, runs)
+            while pending:  # report runs as they finish, in any order
+                done = [r for r in pending if r.ready()]
+                pending = [r for r in pending if r not in done]
+                for r in done:
+                    runs.append(r.get())
+                    on_trained(runs[-1], preps, runs)
+                if pending and not done:
+                    time.sleep(0.2)
     return preps, runs
 
 

@@ -9,7 +9,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from .responses import Responses, cut_at_eos, pad_responses, pick
+from .responses import Responses, cut_at_eos, pad_responses, pick, sampled_logprobs
 
 
 class WordTokenizer:
@@ -84,14 +84,29 @@ class Block(nn.Module):
         self.ln2 = nn.LayerNorm(cfg.d_model)
         self.mlp = nn.Sequential(nn.Linear(cfg.d_model, 4 * cfg.d_model), nn.GELU(), nn.Linear(4 * cfg.d_model, cfg.d_model))
 
-    def forward(self, x: torch.Tensor, past: tuple[torch.Tensor, torch.Tensor] | None):
+    def forward(self, x: torch.Tensor, past: tuple[torch.Tensor, torch.Tensor] | None, keep_last: int | None = None):
+        """`keep_last`: only the last that many positions' outputs are wanted (a fresh sequence only).
+
+        Keys and values are still made for every position; queries, attention output and MLP only for
+        the kept ones. The kept rows get the same values as in a full pass: a causal row never reads
+        the rows after it, and nothing else does.
+        """
         b, t, d = x.shape
-        q, k, v = self.qkv(self.ln1(x)).view(b, t, 3, self.n_head, d // self.n_head).permute(2, 0, 3, 1, 4)
+        h = self.ln1(x)
+        if keep_last is None or keep_last >= t:
+            q, k, v = self.qkv(h).view(b, t, 3, self.n_head, d // self.n_head).permute(2, 0, 3, 1, 4)
+            mask, causal = None, past is None
+        else:
+            w, bias = self.qkv.weight, self.qkv.bias
+            q = F.linear(h[:, t - keep_last :], w[:d], bias[:d]).view(b, keep_last, self.n_head, -1).transpose(1, 2)
+            k, v = F.linear(h, w[d:], bias[d:]).view(b, t, 2, self.n_head, -1).permute(2, 0, 3, 1, 4)
+            x = x[:, t - keep_last :]
+            mask, causal = torch.ones(keep_last, t, dtype=torch.bool, device=x.device).tril(t - keep_last), False
         if past is not None:
             k, v = torch.cat([past[0], k], dim=2), torch.cat([past[1], v], dim=2)
         # A fresh sequence is causal; a decoding step (one new token) may look at everything before it.
-        y = F.scaled_dot_product_attention(q, k, v, is_causal=past is None)
-        x = x + self.proj(y.transpose(1, 2).reshape(b, t, d))
+        y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=causal)
+        x = x + self.proj(y.transpose(1, 2).reshape(b, x.shape[1], d))
         x = x + self.mlp(self.ln2(x))
         return x, (k, v)
 
@@ -115,13 +130,20 @@ class TinyCausalLM(nn.Module):
         if isinstance(m, nn.Linear) and m.bias is not None:
             nn.init.zeros_(m.bias)
 
-    def hidden(self, ids: torch.Tensor, past=None):
+    def hidden(self, ids: torch.Tensor, past=None, keep_last: int | None = None):
+        """Final hidden states (of the last `keep_last` positions only, when given) and the KV cache.
+
+        Only the last block can skip positions (the blocks below feed every position's keys and
+        values to it), and it skips most of its work: the output head and the loss read a few
+        positions at the end (the response, or the prompt's last), of a window of dozens.
+        """
         start = 0 if past is None else past[0][0].shape[2]
         pos = torch.arange(start, start + ids.shape[1], device=ids.device)
         x = self.tok(ids) + self.pos(pos)
         new_past = []
+        last = len(self.blocks) - 1
         for i, block in enumerate(self.blocks):
-            x, kv = block(x, None if past is None else past[i])
+            x, kv = block(x, None if past is None else past[i], keep_last if i == last and past is None else None)
             new_past.append(kv)
         return self.ln_f(x), new_past
 
@@ -179,21 +201,23 @@ class TinyPolicy:
     def sample(self, prompts: dict, temperature: float, greedy: bool, generator: torch.Generator) -> Responses:
         """Batched decoding with a KV cache: one forward pass over all prompts, then one per new token."""
         tok = self.tokenizer
-        h, past = self.model.hidden(prompts["ids"])
-        last = self._logits(h[:, -1])  # only the last position is needed: skip the head elsewhere
+        h, past = self.model.hidden(prompts["ids"], keep_last=1)
+        last = self._logits(h[:, -1])
         done = torch.zeros(last.shape[0], dtype=torch.bool, device=self.device)
-        out = []
+        out, logps = [], []
         for _ in range(self.max_new_tokens):
             nxt = pick(last, temperature, greedy, generator)
             nxt = torch.where(done, torch.full_like(nxt, tok.pad_id), nxt)
             out.append(nxt)
+            logps.append(sampled_logprobs(last, nxt))
             done |= nxt == tok.eos_id
             if bool(done.all()):
                 break
             h, past = self.model.hidden(nxt[:, None], past)
             last = self._logits(h[:, -1])
         rows, texts = cut_at_eos(torch.stack(out, dim=1).cpu().tolist(), tok.eos_id, tok.decode)
-        return pad_responses(rows, self.max_new_tokens, tok.pad_id, texts, self.device)
+        return pad_responses(rows, self.max_new_tokens, tok.pad_id, texts, self.device,
+                             torch.stack(logps, dim=1).cpu().tolist())
 
     def token_logprobs(self, prompts: dict, resp: Responses) -> torch.Tensor:
         """log pi(token) for every response position, (B, L); differentiable.
@@ -202,20 +226,27 @@ class TinyPolicy:
         is most of the head's cost with a 48-token window and 10-token responses.
         """
         ids = torch.cat([prompts["ids"], resp.ids], dim=1)
-        h, _ = self.model.hidden(ids)
-        c = prompts["ids"].shape[1]
-        logits = self._logits(h[:, c - 1 : -1])
+        h, _ = self.model.hidden(ids, keep_last=resp.ids.shape[1] + 1)
+        logits = self._logits(h[:, :-1])
         return torch.log_softmax(logits.float(), dim=-1).gather(-1, resp.ids[..., None]).squeeze(-1)
 
     def last_hidden(self, prompts: dict) -> torch.Tensor:
-        h, _ = self.model.hidden(prompts["ids"])
+        h, _ = self.model.hidden(prompts["ids"], keep_last=1)
         return h[:, -1]
 
-    def prompt_nll(self, prompts: dict) -> torch.Tensor:
-        """Mean next-token loss over the prompts' own text (language modelling on observations)."""
-        ids = prompts["ids"]
-        logits, _ = self.model(ids[:, :-1])
-        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(), ids[:, 1:].reshape(-1), ignore_index=self.pad_id)
+    def warm_start_terms(self, prompts: dict, resp: Responses, lm: bool) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """The warm start's two losses from one pass: log π of the target responses, (B, L), and with
+        `lm` the mean next-token loss over the prompts' own text (pads not counted). A prompt
+        position's output does not depend on the response after it, so this equals scoring each alone."""
+        if not lm:
+            return self.token_logprobs(prompts, resp), None
+        ids = torch.cat([prompts["ids"], resp.ids], dim=1)
+        logits, _ = self.model(ids)
+        c = prompts["ids"].shape[1]
+        logp = torch.log_softmax(logits[:, c - 1 : -1].float(), dim=-1).gather(-1, resp.ids[..., None]).squeeze(-1)
+        text = logits[:, : c - 1].float()
+        nll = F.cross_entropy(text.reshape(-1, text.shape[-1]), ids[:, 1:c].reshape(-1), ignore_index=self.pad_id)
+        return logp, nll
 
     def describe(self) -> str:
         n = sum(p.numel() for p in self.model.parameters())

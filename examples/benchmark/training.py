@@ -51,17 +51,10 @@ def policy_update(policy, optimizer, batch: list[Transition], advantages: np.nda
     """Clipped-ratio policy loss (and PPO's clipped value loss) over `epochs` x `minibatches` steps."""
     n = len(batch)
     prompts_all = [t.observation for t in batch]
+    # The old log-probs were recorded when the responses were sampled (same weights): no scoring pass.
     resp_all = pad_responses([t.response for t in batch], policy.max_new_tokens, policy.pad_id,
-                             [t.action for t in batch], policy.device)
+                             [t.action for t in batch], policy.device, [t.logprobs for t in batch])
     adv_all = torch.tensor(advantages, dtype=torch.float32, device=policy.device)
-    single_step = args.epochs == 1 and args.minibatches == 1  # the ratio is 1: no old log-probs needed
-    old_logp = None
-    if not single_step:
-        with torch.no_grad():
-            old_logp = torch.cat([
-                policy.token_logprobs(policy.encode_prompts(prompts_all[s : s + args.chunk]), resp_all.rows(slice(s, s + args.chunk)))
-                for s in range(0, n, args.chunk)
-            ])
     stats = {"policy_loss": 0.0, "value_loss": 0.0, "clip_frac": 0.0}
     steps = 0
     for _ in range(args.epochs):
@@ -72,7 +65,7 @@ def policy_update(policy, optimizer, batch: list[Transition], advantages: np.nda
             prompts = policy.encode_prompts([prompts_all[i] for i in idx])
             resp = resp_all.rows(idx)
             logp = policy.token_logprobs(prompts, resp)
-            ratio = torch.exp(logp - (logp.detach() if single_step else old_logp[idx]))
+            ratio = torch.exp(logp - resp.logprobs)
             a = adv_all[idx][:, None]
             surrogate = torch.minimum(ratio * a, ratio.clamp(1 - args.clip, 1 + args.clip) * a)
             loss = -(surrogate * resp.mask).sum() / (args.max_new_tokens * len(idx))
@@ -156,7 +149,7 @@ def train_one(algo: str, task: Task, vecs: dict, start_state: dict, warm_eval: d
         policy_update(policy, opt, batch, adv, args, gen, critic, critic_opt, targets,
                       None if values is None else np.array(values))
         clock.update_s += time.perf_counter() - t
-        if it % args.eval_every == 0 or it == iters:
+        if it % task.eval_interval(args.eval_every) == 0 or it == iters:
             record(it)
         if log is not None:
             last = curve[-1]

@@ -42,10 +42,10 @@ def warm_start(policy, task: Task, observations: list[str], args, seed: int, log
         idx = rng.integers(0, len(observations), size=args.sft_batch)
         prompts = policy.encode_prompts([observations[i] for i in idx])
         resp = policy.encode_targets([task.valid_action(rng, observations[i]) for i in idx])
-        logp = policy.token_logprobs(prompts, resp)
+        logp, prompt_nll = policy.warm_start_terms(prompts, resp, args.sft_lm_weight > 0)
         loss = -(logp * resp.mask).sum() / resp.mask.sum()
-        if args.sft_lm_weight > 0:
-            loss = loss + args.sft_lm_weight * policy.prompt_nll(prompts)
+        if prompt_nll is not None:
+            loss = loss + args.sft_lm_weight * prompt_nll
         opt.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(policy.model.parameters(), args.grad_clip)

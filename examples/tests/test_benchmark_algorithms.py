@@ -103,14 +103,81 @@ def test_warm_start_language_modelling_loss_learns_the_observation_text():
     torch.manual_seed(0)
     policy = TinyPolicy(TinyConfig(tok.vocab_size, 24, 4, 32, 1, 2), tok, torch.device("cpu"))
     prompts = policy.encode_prompts(corpus)
+    targets = policy.encode_targets(["\\boxed{7}"] * 4)
     opt = torch.optim.Adam(policy.model.parameters(), lr=1e-2)
-    first = policy.prompt_nll(prompts).item()
+    nll = lambda: policy.warm_start_terms(prompts, targets, True)[1]  # noqa: E731
+    first = nll().item()
     for _ in range(30):
-        loss = policy.prompt_nll(prompts)
+        loss = nll()
         opt.zero_grad()
         loss.backward()
         opt.step()
-    assert policy.prompt_nll(prompts).item() < 0.2 * first
+    assert nll().item() < 0.2 * first
+
+
+def test_warm_start_terms_from_one_pass_equal_scoring_each_alone():
+    torch = pytest.importorskip("torch")
+    import torch.nn.functional as F
+
+    policy = _scoring_policy(torch)
+    prompts = policy.encode_prompts(["Turn 2: lamp 3 is lit.", "Hit. Turn 3: lamp 1 is lit."])
+    resp = policy.encode_targets(["\\boxed{3}", "\\boxed{1}"])
+    logp, nll = policy.warm_start_terms(prompts, resp, True)
+    ids = prompts["ids"]
+    logits, _ = policy.model(ids[:, :-1])  # the prompt alone, predicting its own next tokens
+    alone = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), ids[:, 1:].reshape(-1), ignore_index=policy.pad_id)
+    assert torch.allclose(nll, alone, atol=1e-5)
+    assert torch.allclose(logp, policy.token_logprobs(prompts, resp), atol=1e-5)
+    assert policy.warm_start_terms(prompts, resp, False)[1] is None
+
+
+def _scoring_policy(torch):
+    tok = WordTokenizer(["Turn 2: lamp 3 is lit.", "Hit. Turn 3: lamp 1 is lit."])
+    torch.manual_seed(0)
+    return TinyPolicy(TinyConfig(tok.vocab_size, 16, 5, 32, 2, 4), tok, torch.device("cpu"))
+
+
+def test_scoring_only_the_response_positions_gives_the_full_passs_log_probs():
+    torch = pytest.importorskip("torch")
+    policy = _scoring_policy(torch)
+    prompts = policy.encode_prompts(["Turn 2: lamp 3 is lit.", "Hit. Turn 3: lamp 1 is lit.", "Miss."])
+    resp = policy.encode_targets(["\\boxed{3}", "\\boxed{1}", "x"])
+    logits, _ = policy.model(torch.cat([prompts["ids"], resp.ids], dim=1))  # every position, every block whole
+    c = prompts["ids"].shape[1]
+    full = torch.log_softmax(logits[:, c - 1 : -1], dim=-1).gather(-1, resp.ids[..., None]).squeeze(-1)
+    assert torch.allclose(policy.token_logprobs(prompts, resp), full, atol=1e-5)
+    assert torch.allclose(policy.last_hidden(prompts), policy.model.hidden(prompts["ids"])[0][:, -1], atol=1e-5)
+
+
+def test_the_log_probs_recorded_when_sampling_are_the_policys_own():
+    """The update's old log-probs come from sampling; they must equal scoring the responses afterwards
+    (at temperature 1 and at 2: the untempered policy's, whatever the sampling temperature)."""
+    torch = pytest.importorskip("torch")
+    policy = _scoring_policy(torch)
+    prompts = policy.encode_prompts(["Turn 2: lamp 3 is lit.", "Hit. Turn 3: lamp 1 is lit."] * 8)
+    for temperature in (1.0, 2.0):
+        resp = policy.sample(prompts, temperature, False, torch.Generator().manual_seed(1))
+        assert resp.logprobs is not None and resp.logprobs.shape == resp.ids.shape
+        scored = policy.token_logprobs(prompts, resp)
+        assert torch.allclose(resp.logprobs * resp.mask, scored * resp.mask, atol=1e-5)
+
+
+def test_pick_largest_warm_start_targets_are_the_shown_numbers_only():
+    obs = "Write the largest of these numbers inside \\boxed{}, for example \\boxed{1}.\nNumbers: 7 2 9"
+    rng = np.random.default_rng(0)
+    assert {TASKS["single"].valid_action(rng, obs) for _ in range(200)} == {"\\boxed{7}", "\\boxed{2}", "\\boxed{9}"}
+    assert TASKS["single"].env_id == "game:PickLargest-v0"
+
+
+def test_the_pick_largest_reference_learns_with_a_baseline_and_slower_without():
+    from benchmark.pick_reference import reference
+
+    ref = reference(iters=30, seeds=2, eval_prompts=300)["algorithms"]
+    start = ref["rebn"]["mean_curve"][0]
+    assert 0.25 < start < 0.35  # uniform over 2 to 6 shown numbers: the mean of 1/k
+    for algo in ("rebn", "grpo", "ppo"):
+        assert ref[algo]["final_success"] > start + 0.2, algo
+    assert ref["reinforce"]["auc"] < ref["rebn"]["auc"]
 
 
 def test_tokenizer_survives_the_cache_round_trip():

@@ -8,6 +8,7 @@ import { registerHangman } from './hangman.ts';
 import { registerLampChain } from './lampChain.ts';
 import { registerMastermind } from './mastermind.ts';
 import { registerMinesweeper } from './minesweeper.ts';
+import { registerPickLargest } from './pickLargest.ts';
 import { registerSokoban } from './sokoban.ts';
 import { registerSudoku } from './sudoku.ts';
 import { registerTowerOfHanoi } from './towerOfHanoi.ts';
@@ -31,6 +32,7 @@ const GAMES = [
   registerTowerOfHanoi,
   registerWikiGame,
   registerLampChain,
+  registerPickLargest,
 ];
 
 export function registerGames(registry: EnvRegistry): void {
