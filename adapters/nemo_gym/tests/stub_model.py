@@ -25,7 +25,7 @@ def _write_json(handler: BaseHTTPRequestHandler, code: int, body: dict) -> None:
 
 
 class StubResponsesModel:
-    def __init__(self, policy: Policy):
+    def __init__(self, policy: Policy, port: int = 0):
         self.policy = policy
         self.requests: List[dict] = []
         stub = self
@@ -58,7 +58,7 @@ class StubResponsesModel:
                     "status": "completed",
                 })  # fmt: skip
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.port = self._server.server_address[1]
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()
