@@ -22,11 +22,15 @@ session, ≥ 3× at 64 and 256, ≤ 0.2× the memory per session).
 
     .venv/bin/python core/bench/openenv_peer.py                    # 3 s windows, JSON + table
     .venv/bin/python core/bench/openenv_peer.py --seconds 1 --sizes 1,64,256 --memory-sessions 0  # quicker, noisier
+    .venv/bin/python core/bench/openenv_peer.py --client node        # the Node client (core/bench/openenvPeerClient.ts)
     .venv/bin/python core/bench/openenv_peer.py --client websockets  # the websockets library's client instead
+    .venv/bin/python core/bench/openenv_peer.py --check-clients 25 --sizes 1,4  # raw and node play the same sessions?
 
 The OpenEnv side runs in this benchmark's own venv (core/bench/.venv-openenv, openenv==0.10.0 and
-uvicorn, made on first run); the clients run there too. Results: core/bench/results/openenv_peer.json.
-The clients share the machine with the server under test: on few cores, say so next to the figures.
+uvicorn, made on first run); the Python clients run there too, the node client under the checkout's
+tsx. Results: core/bench/results/openenv_peer.json (`--out` elsewhere), with the client that drove
+both servers in its "client" field. The clients share the machine with the server under test: on few
+cores, say so next to the figures.
 """
 
 from __future__ import annotations
@@ -126,9 +130,19 @@ def serve_peer(port: int, max_sessions: int) -> None:
 #   (RFC 6455: masked text frames out, a fresh mask key each; pings answered; fragments joined; the
 #   handshake's accept key checked). No coroutine or future per message, so on few cores it leaves the
 #   CPU to the server under test. It offers no compression extension, to either server.
+# - "node": core/bench/openenvPeerClient.ts, the raw client's loop and framing in Node (node:net, one
+#   read buffer for all its sockets, no stream machinery on the way in), the same messages byte for
+#   byte: Python's Mersenne Twister is redone there, so the same seeds draw the same guesses and reset
+#   seeds. Same worker count (min(sessions, CPUs) processes), windows, latency cap and report line.
+#   About 55-80 µs of CPU per step on 2 cores against the raw client's 140-190 (most of either is the
+#   kernel's loopback send and receive), so it takes less of the machine from the server under test.
+#   `--check-clients STEPS` plays STEPS steps per session with both, no timing, and compares each
+#   session's tally (reset replies, step replies, episodes, reward sum) on both servers.
 # - "websockets": the websockets library's asyncio client (what openenv's EnvClient uses). It costs
 #   more CPU per message than either server's side of it did on 2 cores, so the servers shared the
 #   cores with it; it offers permessage-deflate, which uvicorn accepts and ws (gem-ts) does not.
+#
+# Every client reports each session's tally; the parent stops the run if a session got no reset reply.
 
 WS_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
@@ -152,6 +166,9 @@ class _RawSession(asyncio.Protocol):
         self.host, self.path, self.seed = host, path, seed
         self.warm_until, self.stop_at, self.out, self.done = warm_until, stop_at, out, done
         self.rng = random.Random(seed)
+        # [seed, reset replies, step replies, episodes ended, reward sum]: the parent's checks.
+        self.tally: List[Any] = [seed, 0, 0, 0, 0.0]
+        out["sessions"].append(self.tally)
         self.buf = bytearray()
         self.frags: List[bytes] = []
         self.upgraded = False
@@ -252,17 +269,30 @@ class _RawSession(asyncio.Protocol):
 
     def on_message(self, message: bytes) -> None:
         t1 = time.perf_counter()
+        if self.closing:
+            return  # the close has been sent: a late reply is not played
         reply = json.loads(message)
         if reply.get("type") == "error":
             return self.fail(RuntimeError(reply["data"]))
+        if reply.get("type") != "observation" or "data" not in reply:
+            return self.fail(RuntimeError(f"an unexpected reply: {message[:200]!r}"))
+        tally = self.tally
         if self.asked == "step":
+            tally[2] += 1
             if self.t0 >= self.warm_until:
                 self.out["steps"] += 1
                 if len(self.out["lat"]) < 20000:
                     self.out["lat"].append((t1 - self.t0) * 1e3)
+            reward = reply["data"].get("reward")
+            if isinstance(reward, (int, float)):
+                tally[4] += reward
             if reply["data"]["done"]:
+                tally[3] += 1
                 return self.ask("reset", _reset_text(self.rng.randint(0, 1 << 30)).encode())
-        if t1 >= self.stop_at:
+        else:
+            tally[1] += 1
+        max_steps = self.out["max_steps"]
+        if (tally[2] >= max_steps) if max_steps else (t1 >= self.stop_at):
             self.closing = True
             self.write_frame(0x1, json.dumps({"type": "close"}).encode())
             self.write_frame(0x8, (1000).to_bytes(2, "big"))
@@ -290,6 +320,9 @@ async def _websockets_session(url: str, warm_until: float, stop_at: float, out: 
     from websockets.asyncio.client import connect
 
     rng = random.Random(seed)
+    tally: List[Any] = [seed, 0, 0, 0, 0.0]  # as _RawSession's
+    out["sessions"].append(tally)
+    max_steps = out["max_steps"]
     async with connect(url, max_size=None, ping_interval=None, proxy=None) as ws:
 
         async def ask(text: str) -> Dict[str, Any]:
@@ -300,29 +333,42 @@ async def _websockets_session(url: str, warm_until: float, stop_at: float, out: 
             return reply
 
         await ask(_reset_text(seed))
+        tally[1] += 1
         while True:
             t0 = time.perf_counter()
-            if t0 >= stop_at:
+            if (tally[2] >= max_steps) if max_steps else (t0 >= stop_at):
                 break
             reply = await ask(_step_text(rng))
             t1 = time.perf_counter()
+            tally[2] += 1
             if t0 >= warm_until:
                 out["steps"] += 1
                 if len(out["lat"]) < 20000:
                     out["lat"].append((t1 - t0) * 1e3)
+            reward = reply["data"].get("reward")
+            if isinstance(reward, (int, float)):
+                tally[4] += reward
             if reply["data"]["done"]:
+                tally[3] += 1
                 await ask(_reset_text(rng.randint(0, 1 << 30)))
+                tally[1] += 1
         await ws.send(json.dumps({"type": "close"}))
 
 
 CLIENTS = {"raw": _raw_session, "websockets": _websockets_session}
+# "node": core/bench/openenvPeerClient.ts, one Node process per worker, framed by hand like "raw" and
+# playing the same messages (Python's Mersenne Twister redone there, so the same seeds draw the same
+# guesses and reset seeds); `--check-clients` compares the two session by session.
+NODE_CLIENT = HERE / "openenvPeerClient.ts"
+CLIENT_KINDS = sorted([*CLIENTS, "node"])
 
 
-def client_worker(kind: str, url: str, sessions: int, warm_until: float, stop_at: float, first_seed: int) -> None:
-    """Plays `sessions` sessions until `stop_at`, counting steps sent from `warm_until` on (times on
-    time.perf_counter's clock, which is CLOCK_MONOTONIC and so the same in every process here); prints
-    the steps, latencies and this process's CPU seconds inside that window."""
-    out: Dict[str, Any] = {"steps": 0, "lat": []}
+def client_worker(kind: str, url: str, sessions: int, warm_until: float, stop_at: float, first_seed: int, max_steps: int = 0) -> None:
+    """Plays `sessions` sessions until `stop_at` (or `max_steps` step replies each, when > 0), counting
+    steps sent from `warm_until` on (times on time.perf_counter's clock, which is CLOCK_MONOTONIC and so
+    the same in every process here); prints the steps, latencies, this process's CPU seconds inside that
+    window and each session's tally ([seed, reset replies, step replies, episodes ended, reward sum])."""
+    out: Dict[str, Any] = {"steps": 0, "lat": [], "sessions": [], "max_steps": max_steps}
     cpu: Dict[str, float] = {}
 
     async def main() -> None:
@@ -336,7 +382,7 @@ def client_worker(kind: str, url: str, sessions: int, warm_until: float, stop_at
         cpu.setdefault("to", time.process_time())
 
     asyncio.run(main())
-    print(json.dumps({"steps": out["steps"], "lat": out["lat"], "cpu_s": cpu["to"] - cpu["from"]}))
+    print(json.dumps({"steps": out["steps"], "lat": out["lat"], "cpu_s": cpu["to"] - cpu["from"], "sessions": out["sessions"]}))
 
 
 def hold_sessions(url: str, count: int, ready_file: str) -> None:
@@ -477,37 +523,65 @@ def cpu_seconds(pid: int) -> float:
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
+def worker_cmd(py: Path, client: str, url: str, sessions: int, warm_until: float, stop_at: float, first_seed: int, max_steps: int) -> List[str]:
+    """One client worker process: `sessions` sessions, seeds first_seed, first_seed + 1, …"""
+    args = [url, str(sessions), repr(warm_until), repr(stop_at), str(first_seed), str(max_steps)]
+    if client == "node":
+        # tsx from the repository's node_modules (the command runs with cwd=ROOT); GEM_TS_NODE as for the server.
+        return [os.environ.get("GEM_TS_NODE", "node"), "--import", "tsx", str(NODE_CLIENT), *args]
+    return [str(py), __file__, "--client-worker", client, *args]
+
+
+def run_clients(py: Path, server: "Server", client: str, per: List[int], warm_until: float, stop_at: float, max_steps: int = 0, during=None) -> List[Dict[str, Any]]:
+    """Starts one worker per entry of `per` (that many sessions each; worker k's seeds from 1000·k),
+    calls `during()` while they run, and returns their reports, having checked that each session
+    reported and got its reset reply (a worker fails on an error reply or an early close)."""
+    procs = [
+        subprocess.Popen(worker_cmd(py, client, server.ws_url, n, warm_until, stop_at, 1000 * k, max_steps), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        for k, n in enumerate(per)
+        if n > 0
+    ]
+    if during is not None:
+        during()
+    reports = []
+    for n, p in zip([n for n in per if n > 0], procs):
+        out, err = p.communicate()
+        if p.returncode != 0:
+            raise SystemExit(f"{client} client worker failed against {server.name}:\n{err[-3000:]}")
+        r = json.loads(out.strip().splitlines()[-1])
+        if len(r["sessions"]) != n or any(t[1] < 1 for t in r["sessions"]):
+            raise SystemExit(f"{client} client against {server.name}: {n} sessions, reports {r['sessions'][:8]} (a session without its reset reply)")
+        reports.append(r)
+    return reports
+
+
+def split(sessions: int, workers: int) -> List[int]:
+    return [sessions // workers + (1 if k < sessions % workers else 0) for k in range(workers)]
+
+
 def throughput(py: Path, server: Server, sessions: int, seconds: float, warmup: float, workers: int, client: str) -> Dict[str, float]:
     import statistics
 
-    per = [sessions // workers + (1 if k < sessions % workers else 0) for k in range(workers)]
     # One window for every process (perf_counter is CLOCK_MONOTONIC, shared by the processes): a
     # second for the workers to start and connect, the warm-up, then the counted window.
     warm_until = time.perf_counter() + 1.0 + warmup
     stop_at = warm_until + seconds
-    procs = [
-        subprocess.Popen(
-            [str(py), __file__, "--client-worker", client, server.ws_url, str(n), repr(warm_until), repr(stop_at), str(1000 * k)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for k, n in enumerate(per)
-        if n > 0
-    ]
-    time.sleep(max(0.0, warm_until - time.perf_counter()))
-    server_cpu = cpu_seconds(server.proc.pid)
-    time.sleep(max(0.0, stop_at - time.perf_counter()))
-    server_cpu = cpu_seconds(server.proc.pid) - server_cpu
-    steps, lat, client_cpu = 0, [], 0.0
-    for p in procs:
-        out, err = p.communicate()
-        if p.returncode != 0:
-            raise SystemExit(f"client worker failed against {server.name}:\n{err[-3000:]}")
-        r = json.loads(out.strip().splitlines()[-1])
+    server_cpu = 0.0
+
+    def during() -> None:
+        nonlocal server_cpu
+        time.sleep(max(0.0, warm_until - time.perf_counter()))
+        server_cpu = cpu_seconds(server.proc.pid)
+        time.sleep(max(0.0, stop_at - time.perf_counter()))
+        server_cpu = cpu_seconds(server.proc.pid) - server_cpu
+
+    reports = run_clients(py, server, client, split(sessions, workers), warm_until, stop_at, during=during)
+    steps, lat, client_cpu, episodes = 0, [], 0.0, 0
+    for r in reports:
         steps += r["steps"]
         lat += r["lat"]
         client_cpu += r["cpu_s"]
+        episodes += sum(t[3] for t in r["sessions"])
     lat.sort()
     q = lambda f: lat[min(len(lat) - 1, int(f * len(lat)))] if lat else float("nan")  # noqa: E731
     per_step = lambda cpu: cpu / steps * 1e6 if steps else float("nan")  # noqa: E731
@@ -519,6 +593,28 @@ def throughput(py: Path, server: Server, sessions: int, seconds: float, warmup: 
         # CPU time per counted step (its share of the resets included), robust to what else runs.
         "server_cpu_us_per_step": per_step(server_cpu),
         "client_cpu_us_per_step": per_step(client_cpu),
+        # Whole run (warm-up included): every session got its reset reply (checked), episodes ended.
+        "sessions_reset": sum(len(r["sessions"]) for r in reports),
+        "episodes": episodes,
+    }
+
+
+def check_clients(py: Path, server: Server, sessions: int, workers: int, steps: int, clients: List[str]) -> Dict[str, Any]:
+    """Each client plays `steps` step replies per session against `server`, same seeds; the session
+    tallies (reset replies, step replies, episodes, reward sum) must agree across clients, since the
+    same seeds draw the same guesses and the server's replies decide the rest."""
+    now = time.perf_counter()
+    tallies = {}
+    for client in clients:
+        reports = run_clients(py, server, client, split(sessions, workers), now, now + 600.0, max_steps=steps)
+        tallies[client] = sorted(tuple(t) for r in reports for t in r["sessions"])
+    first = tallies[clients[0]]
+    return {
+        "same": all(t == first for t in tallies.values()),
+        "sessions": len(first),
+        "episodes": {c: sum(t[3] for t in v) for c, v in tallies.items()},
+        "rewards": {c: sum(t[4] for t in v) for c, v in tallies.items()},
+        "tallies": tallies,
     }
 
 
@@ -550,23 +646,34 @@ def main() -> None:
     ap.add_argument("--sizes", default=",".join(map(str, SIZES)))
     ap.add_argument("--workers", type=int, default=0, help="client processes (default: min(sessions, CPUs))")
     ap.add_argument("--memory-sessions", type=int, default=MEMORY_SESSIONS, help="0 skips the memory check")
-    ap.add_argument("--client", choices=sorted(CLIENTS), default="raw", help="the client both servers are driven by (see the clients' note in this file)")
+    ap.add_argument("--client", choices=CLIENT_KINDS, default="raw", help="the client both servers are driven by (see the clients' note in this file)")
     ap.add_argument("--only", choices=["gem-ts", "openenv"], help="run one server (prints its figures; writes no results file)")
+    ap.add_argument("--out", default=str(RESULTS), help="where the results JSON goes")
+    ap.add_argument(
+        "--check-clients",
+        type=int,
+        metavar="STEPS",
+        help="no timing: the raw and node clients each play STEPS steps per session on each server at each size; "
+        "their per-session tallies must agree (prints them; exit 1 if not)",
+    )
     ap.add_argument("--serve-peer", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--max-sessions", type=int, default=4096, help=argparse.SUPPRESS)
-    ap.add_argument("--client-worker", nargs=6, help=argparse.SUPPRESS)
+    ap.add_argument("--client-worker", nargs=7, help=argparse.SUPPRESS)
     ap.add_argument("--hold", nargs=3, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.serve_peer:
         return serve_peer(a.serve_peer, a.max_sessions)
     if a.client_worker:
-        kind, url, n, warm_until, stop_at, seed = a.client_worker
-        return client_worker(kind, url, int(n), float(warm_until), float(stop_at), int(seed))
+        kind, url, n, warm_until, stop_at, seed, max_steps = a.client_worker
+        return client_worker(kind, url, int(n), float(warm_until), float(stop_at), int(seed), int(max_steps))
     if a.hold:
         return hold_sessions(a.hold[0], int(a.hold[1]), a.hold[2])
 
-    py = ensure_peer_venv(VENV, PINS)
     sizes = [int(s) for s in a.sizes.split(",")]
+    # The OpenEnv venv runs OpenEnv's server, the Python clients and the memory check's holder; gem-ts
+    # alone driven by the node client needs none of them.
+    needs_venv = a.only != "gem-ts" or a.client != "node" or bool(a.memory_sessions) or bool(a.check_clients)
+    py = ensure_peer_venv(VENV, PINS) if needs_venv else Path(sys.executable)
     cap = max(sizes + [a.memory_sessions]) + 16
     results: Dict[str, Any] = {
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
@@ -577,6 +684,22 @@ def main() -> None:
     starts = {"gem-ts": lambda: start_gem_ts(cap), "openenv": lambda: start_openenv(py, cap)}
     names = [name for name in starts if not a.only or name == a.only]
     servers: Dict[str, Server] = {}
+    if a.check_clients:
+        checks: Dict[str, Any] = {}
+        try:
+            for name in names:
+                servers[name] = starts[name]()
+                for n in sizes:
+                    workers = a.workers or max(1, min(n, os.cpu_count() or 1))
+                    checks[f"{name} {n}"] = c = check_clients(py, servers[name], n, workers, a.check_clients, ["raw", "node"])
+                    print(f"{name:8s} {n:4d} sessions × {a.check_clients} steps: clients agree: {c['same']}; episodes {c['episodes']}; rewards {c['rewards']}", file=sys.stderr)
+        finally:
+            for server in servers.values():
+                server.close()
+        print(json.dumps(checks))
+        if not all(c["same"] for c in checks.values()):
+            raise SystemExit("the raw and node clients' session tallies differ")
+        return
     try:
         for name in names:
             servers[name] = starts[name]()
@@ -589,7 +712,7 @@ def main() -> None:
                 r = results[name][str(n)] = throughput(py, servers[name], n, a.seconds, a.warmup, workers, a.client)
                 print(
                     f"{name:8s} {n:4d} sessions: {r['steps_per_s']:10.0f} steps/s  p50 {r['p50_ms']:.2f} ms  p99 {r['p99_ms']:.2f} ms  "
-                    f"CPU µs/step: server {r['server_cpu_us_per_step']:.0f}, clients {r['client_cpu_us_per_step']:.0f}",
+                    f"CPU µs/step: server {r['server_cpu_us_per_step']:.0f}, clients ({a.client}) {r['client_cpu_us_per_step']:.0f}",
                     file=sys.stderr,
                 )
         if a.memory_sessions:
@@ -607,8 +730,9 @@ def main() -> None:
     results["ratios"] = {str(n): g[str(n)]["steps_per_s"] / max(o[str(n)]["steps_per_s"], 1e-9) for n in sizes}
     if a.memory_sessions:
         results["ratios"]["memory"] = g["memory_per_1000_sessions_bytes"] / max(o["memory_per_1000_sessions_bytes"], 1)
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(results, indent=2))
+    out = Path(a.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=2))
     print(f"client: {a.client}; load average before {results['load_before'][0]:.2f}, after {results['load_after'][0]:.2f}")
     print(
         f"{'sessions':>8} | {'gem-ts steps/s':>14} | {'OpenEnv steps/s':>15} | {'ratio':>6} | {'gem-ts p50/p99 ms':>17} | {'OpenEnv p50/p99 ms':>18} | "
@@ -626,7 +750,7 @@ def main() -> None:
             f"memory per 1,000 sessions: gem-ts {g['memory_per_1000_sessions_bytes'] / 2**20:.1f} MiB, "
             f"OpenEnv {o['memory_per_1000_sessions_bytes'] / 2**20:.1f} MiB ({results['ratios']['memory']:.2f}×)"
         )
-    print(f"results: {RESULTS}")
+    print(f"results: {out}")
 
 
 if __name__ == "__main__":
