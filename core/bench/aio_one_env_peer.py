@@ -3,8 +3,9 @@
 
 Same game (GuessTheNumber 1–10, four turns), same run, rounds alternating between the two sides:
 
-- gem-ts: a local server on tcp (``LocalServer(endpoint="tcp://127.0.0.1:0")``), one ``make``'d env
-  stepped by one coroutine through ``gem_ts.aio`` (the client runs in this repo's venv).
+- gem-ts: a local server on tcp (``LocalServer(endpoint="stream+tcp://127.0.0.1:0")``, the stream
+  transport; ``--transport zmq`` for ZeroMQ's ``tcp://``), one ``make``'d env stepped by one coroutine
+  through ``gem_ts.aio`` (the client runs in this repo's venv).
 - OpenEnv: its own server (``create_app`` under uvicorn, the environment of ``openenv_peer.py``, with
   ``step_async``) and its own async client, ``GenericEnvClient`` (``async with``, ``await step``), in
   the OpenEnv venv ``core/bench/.venv-openenv`` (made on first run by ``openenv_peer.py``'s helper).
@@ -17,6 +18,7 @@ waits on its socket meanwhile.
 
     .venv/bin/python core/bench/aio_one_env_peer.py            # 5 rounds of 3 s per side
     .venv/bin/python core/bench/aio_one_env_peer.py --quick    # smoke test: 2 rounds of 0.5 s
+    .venv/bin/python core/bench/aio_one_env_peer.py --transport zmq  # gem-ts over ZeroMQ's tcp
 
 Results: core/bench/results/aio_one_env_peer.json (with the load average before and after; on a
 shared machine compare the two sides of one run, not absolute figures).
@@ -128,6 +130,7 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=3.0, help="timed window per side and round")
     ap.add_argument("--quick", action="store_true", help="smoke test: 2 rounds of 0.5 s")
     ap.add_argument("--out", default=str(RESULTS))
+    ap.add_argument("--transport", choices=["stream", "zmq"], default="stream", help="gem-ts's stream transport (default) or ZeroMQ")
     ap.add_argument("--client", nargs=4, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.client:
@@ -146,7 +149,7 @@ def main() -> None:
     openenv = start_openenv(Path(peer_py), 4)
     try:
         base_url = openenv.ws_url.replace("ws://", "http://").rsplit("/ws", 1)[0]
-        with LocalServer(endpoint="tcp://127.0.0.1:0") as gem:
+        with LocalServer(endpoint=("stream+" if a.transport == "stream" else "") + "tcp://127.0.0.1:0") as gem:
             for r in range(a.rounds):
                 # Alternate which side goes first, so neither always gets the quieter half of a round.
                 order = ["gem-ts", "openenv"] if r % 2 == 0 else ["openenv", "gem-ts"]
@@ -176,6 +179,7 @@ def main() -> None:
         "command": " ".join(["python", "core/bench/aio_one_env_peer.py", *sys.argv[1:]]),
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
         "seconds": a.seconds,
+        "transport": a.transport,
         "load_before": load_before,
         "load_after": os.getloadavg(),
         "median_of_rounds": table,
@@ -188,7 +192,7 @@ def main() -> None:
     print(f"\none env, one coroutine, tcp; median of {a.rounds} alternating rounds of {a.seconds:g} s per side")
     print(f"load average before {load_before[0]:.2f}, after {result['load_after'][0]:.2f} ({os.cpu_count()} CPUs)")
     print(f"{'':28} | {'step p50 µs':>11} | {'step p99 µs':>11} | {'steps/s':>8}")
-    for side, name in (("gem-ts", "gem_ts.aio → gem-ts (ZeroMQ)"), ("openenv", "OpenEnv async client → own")):
+    for side, name in (("gem-ts", f"gem_ts.aio → gem-ts ({a.transport})"), ("openenv", "OpenEnv async client → own")):
         t = table[side]
         print(f"{name:28} | {t['p50_us']:>11.0f} | {t['p99_us']:>11.0f} | {t['steps_per_s']:>8.0f}")
     print(f"gem-ts / OpenEnv steps/s: {ratio:.2f}× (aim ≥ 1.5×); gem-ts p99 {table['gem-ts']['p99_us']:.0f} µs (aim ≤ 500 µs)")

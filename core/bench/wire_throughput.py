@@ -16,6 +16,7 @@ Both sides run the same loop: draw n actions from the same ten strings, step, co
     .venv/bin/python core/bench/wire_throughput.py --seconds 1 --rounds 1  # quicker, noisier
     .venv/bin/python core/bench/wire_throughput.py --aio-only    # only the tcp trainer paths, each round
     .venv/bin/python core/bench/wire_throughput.py --batch-only --sizes 64,1024  # vector envs vs GEM, CPU µs per env-step
+    .venv/bin/python core/bench/wire_throughput.py --transport zmq  # over ZeroMQ instead of the stream transport
 """
 
 from __future__ import annotations
@@ -42,6 +43,9 @@ RESULTS = HERE / "results" / "wire_throughput.json"
 ENV_ID = "game:GuessTheNumber-v0-easy"
 SIZES = [1, 64, 1024]
 POOL = [f"\\boxed{{{k}}}" for k in range(1, 11)]
+#: Where the servers listen, by transport: the stream one (the library's default) or ZeroMQ's.
+IPC_OF = {"stream": "stream+ipc", "zmq": "ipc"}
+TCP_OF = {"stream": "stream+tcp://127.0.0.1:0", "zmq": "tcp://127.0.0.1:0"}
 
 
 def measure(
@@ -317,12 +321,12 @@ def describe_flavours(pt: Dict[str, Any]) -> str:
     )
 
 
-def aio_only(seconds: float, rounds: int, out_path: Path) -> None:
+def aio_only(seconds: float, rounds: int, out_path: Path, transport: str) -> None:
     """Only the tcp trainer paths (issue 26's asyncio aims), `rounds` times on one fresh server."""
     from gem_ts import LocalServer
 
     runs = []
-    with LocalServer(endpoint="tcp://127.0.0.1:0") as tcp_server:
+    with LocalServer(endpoint=TCP_OF[transport]) as tcp_server:
         for r in range(rounds):
             print(f"round {r + 1}/{rounds} …", file=sys.stderr)
             runs.append(flavours(tcp_server.endpoint, seconds))
@@ -333,7 +337,8 @@ def aio_only(seconds: float, rounds: int, out_path: Path) -> None:
         "load_avg_at_start": os.getloadavg(),
         "python": platform.python_version(),
         "node": node_version(),
-        "command": f"python core/bench/wire_throughput.py --aio-only --seconds {seconds:g} --rounds {rounds}",
+        "command": f"python core/bench/wire_throughput.py --aio-only --seconds {seconds:g} --rounds {rounds} --transport {transport}",
+        "transport": transport,
         "load_avg_at_end": os.getloadavg(),
         "trainer_paths_tcp_each_round": runs,
     }
@@ -414,13 +419,14 @@ def main() -> None:
         help="only the vector-env rounds (gem_ts over ipc vs GEM), with CPU µs per env-step; results/wire_throughput_batch.json",
     )
     ap.add_argument("--sizes", default=",".join(map(str, SIZES)), help="env counts of the vector-env cases, comma-separated (default 1,64,1024)")
+    ap.add_argument("--transport", choices=sorted(IPC_OF), default="stream", help="the stream transport (the library's default) or ZeroMQ's")
     args = ap.parse_args()
     sizes = [int(x) for x in args.sizes.split(",") if x.strip()]
     if args.gem_worker:
         gem_worker(args.seconds, sizes)
         return
     if args.aio_only:
-        aio_only(args.seconds, args.rounds, Path(args.out) if args.out != str(RESULTS) else RESULTS.with_name("wire_throughput_aio.json"))
+        aio_only(args.seconds, args.rounds, Path(args.out) if args.out != str(RESULTS) else RESULTS.with_name("wire_throughput_aio.json"), args.transport)
         return
 
     import gem_ts
@@ -435,17 +441,19 @@ def main() -> None:
         "env_id": ENV_ID,
         "seconds_per_case": args.seconds,
         "rounds": args.rounds,
+        "transport": args.transport,
         "command": "python core/bench/wire_throughput.py"
         + (" --batch-only" if args.batch_only else "")
         + ("" if args.seconds == 3.0 else f" --seconds {args.seconds:g}")
         + ("" if args.rounds == 3 else f" --rounds {args.rounds}")
-        + ("" if sizes == SIZES else f" --sizes {args.sizes}"),
+        + ("" if sizes == SIZES else f" --sizes {args.sizes}")
+        + ("" if args.transport == "stream" else f" --transport {args.transport}"),
     }
     # Rounds alternate GEM and gem_ts and keep each case's best window: other load on the machine
     # then lowers both sides alike instead of whichever ran during a burst.
     gem_rounds: List[Dict[str, Any]] = []
     ts_rounds: List[Dict[str, float]] = []
-    with Client() as client:  # starts a local server on an ipc socket
+    with LocalServer(endpoint=IPC_OF[args.transport]) as ipc_server, Client(ipc_server.endpoint) as client:
         for r in range(args.rounds):
             print(f"round {r + 1}/{args.rounds}: GEM in-process (own venv) …", file=sys.stderr)
             gem_rounds.append(run_gem(args.seconds, sizes))
@@ -469,9 +477,9 @@ def main() -> None:
         cross = crossover(client)
         coalesced = aio_coalesced(client.endpoint, seconds=args.seconds)
         inline_max_rows = client.limits["inline_max_rows"]
-    with LocalServer() as fresh, Client(fresh.endpoint) as mem_client:  # a fresh server: its own baseline
+    with LocalServer(endpoint=IPC_OF[args.transport]) as fresh, Client(fresh.endpoint) as mem_client:  # a fresh server: its own baseline
         mem = memory(mem_client)
-    with LocalServer(endpoint="tcp://127.0.0.1:0") as tcp_server, Client(tcp_server.endpoint) as tcp_client:
+    with LocalServer(endpoint=TCP_OF[args.transport]) as tcp_server, Client(tcp_server.endpoint) as tcp_client:
         lat_tcp = latency(tcp_client)
         paths_tcp = flavours(tcp_server.endpoint, args.seconds)
 

@@ -168,7 +168,7 @@ def _token_pipe(token: str) -> int:
 def _private_endpoint(endpoint: str, extra_args: Sequence[str]) -> bool:
     """Whether only this user reaches the server: an ipc socket (the default), no --endpoint override."""
     overridden = any(a == "--endpoint" or a.startswith("--endpoint=") for a in extra_args)
-    return not overridden and (endpoint == "auto" or endpoint.startswith("ipc://"))
+    return not overridden and (endpoint in ("auto", "stream+ipc") or endpoint.startswith(("ipc://", "stream+ipc://")))
 
 
 def _data_dir_args(endpoint: str, extra_args: Sequence[str], data_dirs: Optional[Sequence[str]]) -> List[str]:
@@ -187,7 +187,7 @@ class LocalServer:
         self,
         extra_args: Sequence[str] = (),
         startup_timeout: float = 60.0,
-        endpoint: str = "auto",
+        endpoint: str = "stream+ipc",
         *,
         auth_token: Optional[str] = None,
         data_dirs: Optional[Sequence[str]] = None,

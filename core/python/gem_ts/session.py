@@ -51,8 +51,8 @@ ALL = -1
 #: How long a client waits for a server on this machine that it did not start: one that is there
 #: connects in milliseconds, so a wrong endpoint fails fast instead of after the liveness timeout.
 LOCAL_CONNECT_S = float(os.environ.get("GEM_TS_CONNECT_TIMEOUT", "2"))
-_ENDPOINT = re.compile(r"^(tcp|ipc|inproc|ws|wss|pgm|epgm|vmci)://\S+$")
-_LOCAL_TCP = re.compile(r"^tcp://(localhost|127(\.\d+){3}|\[?::1\]?|0\.0\.0\.0|\*)(:\d+)?$")
+_ENDPOINT = re.compile(r"^(tcp|ipc|inproc|ws|wss|pgm|epgm|vmci|stream\+ipc|stream\+tcp)://\S+$")
+_LOCAL_TCP = re.compile(r"^(stream\+)?tcp://(localhost|127(\.\d+){3}|\[?::1\]?|0\.0\.0\.0|\*)(:\d+)?$")
 
 
 def _endpoint_source(endpoint: str) -> str:
@@ -60,8 +60,8 @@ def _endpoint_source(endpoint: str) -> str:
 
 
 def endpoint_arg(endpoint: Any) -> str:
-    """A ZeroMQ endpoint (``tcp://host:port``, ``ipc:///path``); anything else is a clear error, not
-    ZeroMQ's ``Invalid argument``."""
+    """A ZeroMQ endpoint (``tcp://host:port``, ``ipc:///path``) or a stream one (the same prefixed
+    ``stream+``); anything else is a clear error, not ZeroMQ's ``Invalid argument``."""
     if isinstance(endpoint, str) and _ENDPOINT.match(endpoint.strip()):
         return endpoint.strip()
     source = _endpoint_source(endpoint) if isinstance(endpoint, str) else "endpoint"
@@ -70,11 +70,11 @@ def endpoint_arg(endpoint: Any) -> str:
     else:
         fix = "give one like 'tcp://127.0.0.1:5555' or 'ipc:///tmp/gem-ts.sock' (what `gem-ts serve` prints as GEM_TS_ENDPOINT=…)"
     unset = "; or unset GEM_TS_ENDPOINT and gem_ts starts a local server itself" if source == "GEM_TS_ENDPOINT" else ""
-    raise InvalidRequestError("INVALID_REQUEST", f"{source}={endpoint!r} is not a ZeroMQ endpoint: {fix}{unset}", {"endpoint": str(endpoint)})
+    raise InvalidRequestError("INVALID_REQUEST", f"{source}={endpoint!r} is not a gem-ts endpoint: {fix}{unset}", {"endpoint": str(endpoint)})
 
 
 def is_local_endpoint(endpoint: str) -> bool:
-    return endpoint.startswith(("ipc://", "inproc://")) or bool(_LOCAL_TCP.match(endpoint))
+    return endpoint.startswith(("ipc://", "inproc://", "stream+ipc://")) or bool(_LOCAL_TCP.match(endpoint))
 
 
 def _no_body(header: Header, body: Optional[bytes]) -> Header:

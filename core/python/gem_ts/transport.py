@@ -1,9 +1,9 @@
-"""The two transports of the client: a blocking ZeroMQ socket and an asyncio one.
+"""The two transports of the client: a blocking one and an asyncio one.
 
 They only move frames and keep time; the protocol (framing, hello and boot identity, liveness,
-errors, env state) is ``session.Session``'s. Both sockets are DEALERs with ``IMMEDIATE`` set, so a
-request is never queued for a server that is not connected: one written while the server is down
-would otherwise be delivered to whichever process binds the endpoint next.
+errors, env state) is ``session.Session``'s, and the wire is a link's: ``zmq_link.ZmqLink`` (a ZeroMQ
+DEALER, for ``ipc://`` and ``tcp://``) or ``stream_link.StreamLink`` (a plain socket, for ``stream+ipc://``
+and ``stream+tcp://``). Either refuses a send while the server is not connected rather than queue it.
 """
 
 from __future__ import annotations
@@ -12,95 +12,30 @@ import asyncio
 import os
 import threading
 import time
-import uuid
-from typing import Any, Callable, Dict, List, Optional, Tuple, TypeVar
+from typing import Any, Callable, Dict, List, Optional, Tuple, TypeVar, Union
 
 import zmq
-from zmq.utils.monitor import parse_monitor_message
 
-from .errors import GemError, InvalidRequestError
+from .errors import GemError
 from .session import Call, Frames, Header, Session
+from .stream_link import StreamLink, is_stream_endpoint
+from .zmq_link import ZmqLink
 
 T = TypeVar("T")
 Reply = Tuple[Header, Optional[bytes]]
+Link = Union[ZmqLink, StreamLink]
 
+#: What a link raises when it was closed under a reader or the watchdog.
+_LINK_CLOSED = (zmq.ZMQError, OSError)
 #: A waiting call looks at the connection and the clock this often while the server is silent.
 SLICE_S = 0.05
-_EVENTS = zmq.EVENT_CONNECTED | zmq.EVENT_DISCONNECTED
 
 
-# The flags as plain ints: pyzmq's are enum.Flag members, whose `|` and `&` run Python code (µs per call).
-_NOBLOCK = int(zmq.NOBLOCK)
-_SNDMORE = int(zmq.SNDMORE)
-_POLLIN = int(zmq.POLLIN)
-_EVENTS_OPT = int(zmq.EVENTS)
-
-#: Frames at least this long are received in place: the body is the zmq frame's own memory, not a copy.
-IN_PLACE_BYTES = 65536
-
-
-def recv_message(sock: Any, flags: int = 0) -> Frames:
-    """One message: the header as bytes, a large body (an Arrow reply of many rows) as a memoryview of
-    the received frame, which it keeps alive; ``zmq.Again`` when there is none (``NOBLOCK``)."""
-    frame = sock.recv(flags, copy=False)  # a Frame knows whether more follow: no getsockopt per part
-    frames: Frames = [frame.bytes]
-    while frame.more:
-        frame = sock.recv(flags, copy=False)
-        frames.append(frame.buffer if len(frame) >= IN_PLACE_BYTES else frame.bytes)
-    return frames
-
-
-def send_message(sock: Any, frames: Frames, flags: int = 0) -> None:
-    """``send_multipart`` without its per-call checks (every frame here is bytes): a big last frame
-    goes without a copy. ``zmq.Again`` when the message cannot be queued now (``NOBLOCK``); the
-    parts after the first are then never refused, as a message is queued whole."""
-    last = len(frames) - 1
-    for k in range(last):
-        sock.send(frames[k], flags | _SNDMORE)
-    body = frames[last]
-    sock.send(body, flags, copy=len(body) < 65536)
-
-
-def _dealer(ctx: Any, prefix: bytes) -> Any:
-    sock = ctx.socket(zmq.DEALER)
-    # Our own routing id survives reconnects, so the server keeps seeing one client.
-    sock.setsockopt(zmq.ROUTING_ID, prefix + uuid.uuid4().bytes)
-    sock.setsockopt(zmq.LINGER, 0)
-    sock.setsockopt(zmq.IMMEDIATE, 1)
-    return sock
-
-
-def _apply_event(session: Session, msg: List[bytes]) -> None:
-    event = parse_monitor_message(msg)["event"]
-    now = time.monotonic()
-    if event == zmq.EVENT_CONNECTED:
-        session.on_connected(now)
-    elif event == zmq.EVENT_DISCONNECTED:
-        session.on_disconnected(now)
-
-
-def _connect(ctx: Any, sock: Any, monitor: Any, endpoint: str) -> None:
-    """Connects, or releases the sockets and says what is wrong with the endpoint (ZeroMQ's own
-    error is a bare ``Invalid argument``)."""
-    try:
-        sock.connect(endpoint)
-    except zmq.ZMQError as e:
-        _release(ctx, sock, monitor)
-        raise InvalidRequestError(
-            "INVALID_REQUEST",
-            f"cannot connect to {endpoint!r} ({e}): an endpoint looks like 'tcp://127.0.0.1:5555' or 'ipc:///tmp/gem-ts.sock'",
-            {"endpoint": endpoint},
-        ) from None
-
-
-def _release(ctx: Any, sock: Any, monitor: Any) -> None:
-    try:
-        sock.disable_monitor()
-    except zmq.ZMQError:
-        pass
-    monitor.close(0)
-    sock.close(0)
-    ctx.term()
+def open_link(session: Session, prefix: bytes) -> Link:
+    """The link the session's endpoint names; ``prefix`` starts a ZeroMQ routing id (py-/pa-)."""
+    if is_stream_endpoint(session.endpoint):
+        return StreamLink(session)
+    return ZmqLink(session, prefix, SLICE_S)
 
 
 class BlockingTransport:
@@ -109,11 +44,7 @@ class BlockingTransport:
 
     def __init__(self, session: Session, heartbeat: bool = True):
         self.session = session
-        self._ctx: zmq.Context[Any] = zmq.Context()
-        self.sock = _dealer(self._ctx, b"py-")
-        self.sock.setsockopt(zmq.RCVTIMEO, int(SLICE_S * 1000))
-        self._monitor = self.sock.get_monitor_socket(_EVENTS)
-        _connect(self._ctx, self.sock, self._monitor, session.endpoint)
+        self.link = open_link(session, b"py-")
         self._lock = threading.RLock()
         self._replies: Dict[int, Reply] = {}
         self._stop = threading.Event()
@@ -131,8 +62,7 @@ class BlockingTransport:
         if s.closed:
             s.admit(call)  # raises the clear error; the sockets are already gone
         with self._lock:
-            if self._monitor.get(_EVENTS_OPT) & _POLLIN:
-                self._drain_monitor()
+            self.link.maintain()
             if s.needs_hello and call.header["op"] != "hello":
                 self._hello()
             s.admit(call)
@@ -159,10 +89,7 @@ class BlockingTransport:
             got = self._replies.pop(call.rid, None)
             if got is not None:
                 return s.finish(call, *got)
-            try:
-                incoming = recv_message(self.sock)
-            except zmq.Again:
-                incoming = None
+            incoming = self.link.recv(SLICE_S)
             if incoming is not None:
                 r = s.receive(incoming, time.monotonic())
                 if r is None:
@@ -179,13 +106,9 @@ class BlockingTransport:
 
     def _send(self, call: Call[Any], frames: Frames) -> None:
         s = self.session
-        while True:
-            try:
-                send_message(self.sock, frames, _NOBLOCK)
-                return
-            except zmq.Again:
-                pass  # not connected (IMMEDIATE): wait for the server within the grace period
-            self._drain_monitor(SLICE_S)
+        while not self.link.try_send(frames):
+            # Not connected: wait for the server within the grace period.
+            self.link.maintain(SLICE_S)
             dead = s.local_problem() if s.local_problem else None
             if dead or time.monotonic() > s.send_deadline():
                 raise s.unsent(call)
@@ -193,7 +116,7 @@ class BlockingTransport:
     def _silence(self, call: Call[Any]) -> None:
         """A slice passed without a message: look at the connection, the server and the clock."""
         s = self.session
-        self._drain_monitor()
+        self.link.maintain()
         now = time.monotonic()
         why = s.check(now)
         if why is not None:
@@ -207,27 +130,12 @@ class BlockingTransport:
             self._ping(now)
 
     def _ping(self, now: float) -> None:
-        try:
-            send_message(self.sock, self.session.ping_frames(now), _NOBLOCK)
-        except zmq.Again:
-            pass
+        self.link.try_send(self.session.ping_frames(now))
 
     def _answer(self, env_call: Header) -> None:
-        try:
-            send_message(self.sock, [self.session.env_return(env_call)], _NOBLOCK)
-        except zmq.Again:
-            return  # the server that asked is gone; its liveness check reports that
-        self.session.last_tx = time.monotonic()
-
-    def _drain_monitor(self, wait_s: float = 0.0) -> None:
-        if wait_s and not self._monitor.poll(int(wait_s * 1000)):
-            return
-        while True:
-            try:
-                msg = self._monitor.recv_multipart(zmq.NOBLOCK)
-            except zmq.Again:
-                return
-            _apply_event(self.session, msg)
+        if self.link.try_send([self.session.env_return(env_call)]):
+            self.session.last_tx = time.monotonic()
+        # else the server that asked is gone; its liveness check reports that
 
     def _heartbeat_loop(self) -> None:
         s = self.session
@@ -238,7 +146,7 @@ class BlockingTransport:
             if not self._lock.acquire(blocking=False):
                 continue  # the caller is talking to the server right now
             try:
-                self._drain_monitor()
+                self.link.maintain()
                 now = time.monotonic()
                 if s.wants_hello:
                     try:
@@ -248,13 +156,13 @@ class BlockingTransport:
                 elif s.wants_ping(now) and s.connected:
                     self._ping(now)
                 # Serve env_calls (and drop ping replies) while the caller is busy elsewhere.
-                while self.sock.poll(0):
-                    r = s.receive(recv_message(self.sock), time.monotonic())
+                while (incoming := self.link.recv_nowait()) is not None:
+                    r = s.receive(incoming, time.monotonic())
                     if isinstance(r, dict):
                         self._answer(r)
                     elif r is not None:
                         self._replies[r[0].rid] = (r[1], r[2])
-            except zmq.ZMQError:
+            except _LINK_CLOSED:
                 return
             finally:
                 self._lock.release()
@@ -265,7 +173,7 @@ class BlockingTransport:
             if self._released:
                 return
             self._released = True
-            _release(self._ctx, self.sock, self._monitor)
+            self.link.close()
 
 
 class AsyncTransport:
@@ -274,17 +182,12 @@ class AsyncTransport:
     event-loop turn it is read), one watchdog task (pings, liveness, timeouts). After the server went
     away, the next request says hello again, so a client recovers when the server is back.
 
-    The sockets are plain ZeroMQ sockets driven from the event loop: ZeroMQ's descriptor signals an
-    edge (something changed), so the reader drains every message ``EVENTS`` says is there, and every
-    send looks again, since a send may take the edge of a message that arrived meanwhile."""
+    The link's socket is driven from the event loop: the reader drains every message that is there
+    (a ZeroMQ link also looks again after each send, as its descriptor signals edges)."""
 
     def __init__(self, session: Session):
         self.session = session
-        self._ctx: zmq.Context[Any] = zmq.Context()
-        self.sock = _dealer(self._ctx, b"pa-")
-        self._monitor = self.sock.get_monitor_socket(_EVENTS)
-        _connect(self._ctx, self.sock, self._monitor, session.endpoint)
-        self._fds = (int(self.sock.FD), int(self._monitor.FD))
+        self.link = open_link(session, b"pa-")
         self._loop: Optional[asyncio.AbstractEventLoop] = None
         self._futures: Dict[int, "asyncio.Future[Reply]"] = {}
         #: Calls sent by ``send_now``: request id → what to do with the reply or the failure.
@@ -296,8 +199,7 @@ class AsyncTransport:
 
     async def start(self) -> None:
         loop = self._loop = asyncio.get_running_loop()
-        loop.add_reader(self._fds[0], self._readable)
-        loop.add_reader(self._fds[1], self._monitor_events)
+        self.link.attach(loop, self._readable)
         self._tasks = [asyncio.ensure_future(self._watch())]
         await self.run(self.session.hello_call())
 
@@ -341,7 +243,7 @@ class AsyncTransport:
             return False
         s.admit(call)
         frames = s.frame(call, time.monotonic())
-        if not self._try_send(frames):
+        if not self.link.try_send(frames):
             s.pending.pop(call.rid, None)  # not connected: the caller runs it, which waits for the server
             return False
         self._callbacks[call.rid] = on_reply
@@ -370,39 +272,29 @@ class AsyncTransport:
         while s.replays:
             await self.run(s.replays.pop(0))
 
-    def _try_send(self, frames: Frames) -> bool:
-        """One send that never waits: False when the server is not connected (IMMEDIATE)."""
-        try:
-            send_message(self.sock, frames, _NOBLOCK)
-        except zmq.Again:
-            return False
-        # The send may have taken the descriptor's edge for a message that came in meanwhile.
-        if self._loop is not None and self.sock.get(_EVENTS_OPT) & _POLLIN:
-            self._loop.call_soon(self._readable)
-        return True
-
     async def _send(self, call: Call[Any], frames: Frames) -> None:
         s = self.session
-        while not self._try_send(frames):
-            # Not connected (IMMEDIATE): wait for the server within the grace period.
+        while not self.link.try_send(frames):
+            # Not connected: wait for the server within the grace period.
             wait = min(SLICE_S, s.send_deadline() - time.monotonic())
             dead = s.local_problem() if s.local_problem else None
             if dead or wait <= 0:
                 raise s.unsent(call)
             await asyncio.sleep(min(wait, 0.005))
+            self.link.maintain()
 
     def _readable(self) -> None:
         """Every message that is there, each to the call waiting on it (or answered: an env_call)."""
         if self._released:
             return
-        s, sock = self.session, self.sock
+        s, link = self.session, self.link
         try:
-            while sock.get(_EVENTS_OPT) & _POLLIN:
-                r = s.receive(recv_message(sock, _NOBLOCK), time.monotonic())
+            while (incoming := link.recv_nowait()) is not None:
+                r = s.receive(incoming, time.monotonic())
                 if r is None:
                     continue
                 if isinstance(r, dict):
-                    if self._try_send([s.env_return(r)]):
+                    if link.try_send([s.env_return(r)]):
                         s.last_tx = time.monotonic()
                     continue  # else the server that asked is gone
                 rid = r[0].rid
@@ -413,18 +305,7 @@ class AsyncTransport:
                 fut = self._futures.get(rid)
                 if fut is not None and not fut.done():
                     fut.set_result((r[1], r[2]))
-        except zmq.Again:
-            return
-        except zmq.ZMQError:
-            return  # closed under us
-
-    def _monitor_events(self) -> None:
-        if self._released:
-            return
-        try:
-            while self._monitor.get(zmq.EVENTS) & zmq.POLLIN:
-                _apply_event(self.session, self._monitor.recv_multipart(zmq.NOBLOCK))
-        except zmq.ZMQError:
+        except _LINK_CLOSED:
             return
 
     async def _watch(self) -> None:
@@ -433,7 +314,7 @@ class AsyncTransport:
             while True:
                 await asyncio.sleep(SLICE_S)
                 # A descriptor's edge may have gone to another call on the socket in between.
-                self._monitor_events()
+                self.link.maintain()
                 self._readable()
                 now = time.monotonic()
                 why = s.check(now)
@@ -446,8 +327,8 @@ class AsyncTransport:
                 if s.wants_hello and (self._background_hello is None or self._background_hello.done()):
                     self._background_hello = asyncio.ensure_future(self._hello_quietly())
                 elif s.wants_ping(now) and s.connected:
-                    self._try_send(s.ping_frames(now))
-        except (asyncio.CancelledError, zmq.ZMQError):
+                    self.link.try_send(s.ping_frames(now))
+        except (asyncio.CancelledError, *_LINK_CLOSED):
             return
 
     def _fail(self, call: Call[Any], err: BaseException) -> None:
@@ -470,7 +351,4 @@ class AsyncTransport:
         if self._released:
             return
         self._released = True
-        if self._loop is not None:
-            for fd in self._fds:
-                self._loop.remove_reader(fd)
-        _release(self._ctx, self.sock, self._monitor)
+        self.link.close()

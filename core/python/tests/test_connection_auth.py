@@ -25,7 +25,7 @@ EASY = "game:GuessTheNumber-v0-easy"
 
 @pytest.fixture(scope="module")
 def token_server() -> Iterator[LocalServer]:
-    srv = LocalServer(auth_token=TOKEN)
+    srv = LocalServer(auth_token=TOKEN, endpoint="ipc")  # routing ids are ZeroMQ's (the stream transport has none to steal)
     try:
         yield srv
     finally:
@@ -61,7 +61,7 @@ def until_connections(endpoint: str, n: int) -> None:
 
 def test_a_stolen_routing_id_reaches_nothing(token_server: LocalServer) -> None:
     victim = Client(token_server.endpoint, token=TOKEN, heartbeat=False)
-    routing_id = victim._transport.sock.getsockopt(zmq.ROUTING_ID)
+    routing_id = victim._transport.link.sock.getsockopt(zmq.ROUTING_ID)
     handle = victim.make_handle(EASY, num_envs=2)["handle"]
     victim.reset(handle, seed=1)
     victim._transport.close()  # the connection ends; the session waits (idle timeout) to be resumed

@@ -11,7 +11,7 @@ from typing import Any, Dict, List
 import msgpack
 import pyarrow as pa
 import pytest
-import zmq
+from raw_socket import raw_socket
 
 from gem_ts import protocol
 from write_wire_fixtures import FIXTURE_DIR, frames_of, python_fixtures
@@ -79,11 +79,7 @@ def test_python_encoders_reproduce_the_committed_fixtures() -> None:
 
 @pytest.mark.parametrize("fx", [f for f in FIXTURES if f.get("expect_error")], ids=lambda f: f["name"])
 def test_server_refuses_bad_fixture(server, fx: Dict[str, Any]) -> None:
-    ctx = zmq.Context()
-    sock = ctx.socket(zmq.DEALER)
-    sock.setsockopt(zmq.LINGER, 0)
-    sock.setsockopt(zmq.RCVTIMEO, 10000)
-    sock.connect(server.endpoint)
+    sock = raw_socket(server.endpoint, timeout_s=10)
     try:
         sock.send_multipart(frames(fx))
         reply = protocol.unpack(sock.recv_multipart()[0])
@@ -93,4 +89,3 @@ def test_server_refuses_bad_fixture(server, fx: Dict[str, Any]) -> None:
         assert protocol.unpack(sock.recv_multipart()[0])["ok"] is True
     finally:
         sock.close(0)
-        ctx.term()

@@ -1,7 +1,7 @@
 """A server many trainers share, seen from Python: every way GEM users hand an env its data reaches
 every env family (code envs run in worker threads), what one session pushes or registers is its own,
 quotas refuse clearly and leave the session working, and a token-protected server tells an
-unauthenticated client nothing. A second tenant is a raw pyzmq/msgpack client."""
+unauthenticated client nothing. A second tenant is a raw msgpack client on its own socket."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any, Dict, Iterator, List, Optional
 import msgpack
 import pyarrow as pa
 import pytest
-import zmq
+from raw_socket import raw_socket
 
 import gem_ts
 from gem_ts import LocalServer
@@ -32,10 +32,7 @@ class RawTenant:
     """Another trainer on the same server, speaking protocol v1 directly."""
 
     def __init__(self, endpoint: str, token: Optional[str] = None):
-        self.sock = zmq.Context.instance().socket(zmq.DEALER)
-        self.sock.setsockopt(zmq.LINGER, 0)
-        self.sock.setsockopt(zmq.RCVTIMEO, 30_000)
-        self.sock.connect(endpoint)
+        self.sock = raw_socket(endpoint)
         self.next_id = 1
         if token is not None:
             self.ok({"op": "hello", "token": token})

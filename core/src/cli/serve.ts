@@ -1,5 +1,5 @@
 /**
- * `gem-ts serve [--endpoint ipc://…|tcp://host:port] [options]`: run the ZeroMQ server until SIGINT or
+ * `gem-ts serve [--endpoint ipc://…|tcp://host:port|stream+…] [options]`: run the server until SIGINT or
  * SIGTERM, or until its parent exits (runUntilStopped). Once bound it prints one line `GEM_TS_ENDPOINT=<endpoint>` on stdout (the Python client
  * reads it when it starts a local server). Logs are JSON lines on stderr, warnings only by default.
  */
@@ -17,7 +17,10 @@ import { untilStopped } from './untilStopped.ts';
 const HELP = `usage: gem-ts serve [options]
 
   --endpoint URL              ipc:///path/to.sock or tcp://host:port (default: an ipc socket in
-                              $XDG_RUNTIME_DIR/gem-ts or the temp dir; tcp://host:0 picks a port)
+                              $XDG_RUNTIME_DIR/gem-ts or the temp dir; tcp://host:0 picks a port);
+                              prefixed stream+ (stream+ipc:///path, stream+tcp://host:port, or
+                              stream+ipc for a fresh socket) the same over a plain socket, not ZeroMQ:
+                              ~4x faster round trips
   --log-level LEVEL           ${LOG_LEVELS.join('|')} (default warn, or $GEM_TS_LOG_LEVEL)
   --idle-timeout-ms N         free a silent client's envs after N ms (default ${DEFAULT_LIMITS.idle_timeout_ms})
   --max-message-bytes N       largest accepted request (default ${DEFAULT_LIMITS.max_message_bytes})
@@ -125,9 +128,9 @@ export async function run(args: string[]): Promise<number> {
   }
 
   // Loaded only now: the catalog pulls in every env, the transport the native zeromq addon.
-  const [{ GemServer }, { ZmqRouterTransport }, { createLogger }, catalog] = await Promise.all([
+  const [{ GemServer }, { openTransport }, { createLogger }, catalog] = await Promise.all([
     import('../server/server.ts'),
-    import('../server/zmqRouterTransport.ts'),
+    import('../server/openTransport.ts'),
     import('../server/logger.ts'),
     servedCatalog(dataDirs),
   ]);
@@ -148,7 +151,7 @@ export async function run(args: string[]): Promise<number> {
     console.error(`gem-ts serve: ${(e as Error).message}`);
     return 2;
   }
-  const transport = new ZmqRouterTransport({ endpoint, maxMessageBytes: limits.max_message_bytes ?? DEFAULT_LIMITS.max_message_bytes, logger: log });
+  const transport = await openTransport({ endpoint, maxMessageBytes: limits.max_message_bytes ?? DEFAULT_LIMITS.max_message_bytes, logger: log });
   const server = new GemServer({ transport, catalog: catalog.envs, wrappers: catalog.wrappers, limits, logger: log, authToken: auth.token });
   try {
     endpoint = await server.start();

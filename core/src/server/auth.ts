@@ -22,7 +22,7 @@ export function generateToken(): string {
 
 /** Whether other machines can reach a bind: tcp on anything but a loopback host. */
 export function reachableFromOtherMachines(endpoint: string): boolean {
-  const m = /^tcp:\/\/(.+):[^:]+$/.exec(endpoint);
+  const m = /^(?:stream\+)?tcp:\/\/(.+):[^:]+$/.exec(endpoint);
   if (!m) return false;
   const host = m[1].replace(/^\[|\]$/g, '').toLowerCase();
   return !(host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host) || host === '::ffff:127.0.0.1');

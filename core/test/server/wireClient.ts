@@ -4,6 +4,7 @@
  * + `new WireClient(endpoint)`). Server→client `env_call` messages go to `onEnvCall` when one is set.
  */
 import { randomBytes } from 'node:crypto';
+import { connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Dealer } from 'zeromq';
@@ -12,6 +13,7 @@ import { defaultRegistry } from '../../src/envs/defaultRegistry.ts';
 import { GemServer, type ServerOptions } from '../../src/server/server.ts';
 import { InMemoryTransport, type InMemoryPeer } from '../../src/server/inMemoryTransport.ts';
 import { ZmqRouterTransport } from '../../src/server/zmqRouterTransport.ts';
+import { FrameReader, frameHeader, isStreamEndpoint, StreamTransport } from '../../src/server/streamTransport.ts';
 import { DEFAULT_LIMITS } from '../../src/server/protocol/version.ts';
 import { packHeader, unpackHeader } from '../../src/server/protocol/frames.ts';
 
@@ -47,11 +49,17 @@ export function connect(server: GemServer, routingId?: string): WireClient {
   return new WireClient(transport.connect(routingId));
 }
 
-/** A started server on a real zeromq ROUTER at a fresh ipc endpoint. */
+/** A fresh stream+ipc endpoint (the stream transport on a unix socket). */
+export function uniqueStreamIpc(): string {
+  return `stream+${uniqueIpc()}`;
+}
+
+/** A started server on a real socket at a fresh ipc endpoint: a zeromq ROUTER, or the stream transport for a stream+ endpoint. */
 export async function startSocketServer(opts: TestServerOptions & { endpoint?: string } = {}): Promise<GemServer> {
   const { endpoint, ...rest } = opts;
   const maxMessageBytes = rest.limits?.max_message_bytes ?? DEFAULT_LIMITS.max_message_bytes;
-  const transport = new ZmqRouterTransport({ endpoint: endpoint ?? uniqueIpc(), maxMessageBytes });
+  const at = endpoint ?? uniqueIpc();
+  const transport = isStreamEndpoint(at) ? new StreamTransport({ endpoint: at, maxMessageBytes }) : new ZmqRouterTransport({ endpoint: at, maxMessageBytes });
   const server = new GemServer({ catalog: defaultRegistry, ...rest, transport });
   await server.start();
   return server;
@@ -75,11 +83,15 @@ export class WireClient {
   /** Header frames that were not msgpack at all (a server bug: every reply must decode). */
   readonly undecodable: Buffer[] = [];
 
-  /** A DEALER connected to `endpoint`, or an in-memory peer (see `connect`). */
+  /** A DEALER connected to `endpoint` (a plain socket for a stream+ one), or an in-memory peer (see `connect`). */
   constructor(to: string | InMemoryPeer, routingId?: string) {
     if (typeof to !== 'string') {
       to.onMessage = (frames) => this.onFrames(frames);
       this.link = to;
+      return;
+    }
+    if (isStreamEndpoint(to)) {
+      this.link = streamLink(to, (frames) => this.onFrames(frames));
       return;
     }
     const sock = new Dealer({ linger: 0, ...(routingId ? { routingId } : {}) });
@@ -150,6 +162,26 @@ export class WireClient {
   close(): void {
     this.link.close();
   }
+}
+
+/** A plain-socket link to a stream+ipc:// or stream+tcp:// server, framed as the stream transport frames. */
+function streamLink(endpoint: string, onFrames: (frames: Buffer[]) => void): Link {
+  const m = /^stream\+(ipc|tcp):\/\/(.+)$/.exec(endpoint)!;
+  const hp = /^(.+):(\d+)$/.exec(m[2]);
+  const sock = m[1] === 'ipc' ? netConnect(m[2]) : netConnect(Number(hp![2]), hp![1].replace(/^\[|\]$/g, ''));
+  const reader = new FrameReader(1 << 30);
+  sock.on('data', (chunk: Buffer) => {
+    for (const frames of reader.push(chunk)) onFrames(frames);
+  });
+  sock.on('error', () => undefined);
+  return {
+    send: (frames) =>
+      new Promise<void>((resolve, reject) => {
+        if (sock.destroyed) return reject(new Error('the stream connection is closed'));
+        sock.write(Buffer.concat([frameHeader(frames), ...frames]), (e) => (e ? reject(e) : resolve()));
+      }),
+    close: () => sock.destroy(),
+  };
 }
 
 /** The server of one test and its clients, all closed by `close()` (call it in afterEach). */

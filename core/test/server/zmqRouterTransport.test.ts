@@ -5,13 +5,12 @@
  */
 import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { decodeRows, encodeStepRequest } from '../../src/server/protocol/arrowCodec.ts';
 import { defaultRegistry } from '../../src/envs/defaultRegistry.ts';
 import { GemServer } from '../../src/server/server.ts';
 import { ZmqRouterTransport } from '../../src/server/zmqRouterTransport.ts';
+import { twoClientConversation } from './twoClientConversation.ts';
 import { startSocketServer, uniqueIpc, WireClient } from './wireClient.ts';
 
-const ID = 'game:GuessTheNumber-v0-easy';
 
 let server: GemServer | undefined;
 const clients: WireClient[] = [];
@@ -34,24 +33,8 @@ describe('server on a zeromq ROUTER', () => {
     expect(server.endpoint).toBe(endpoint);
     expect(existsSync(endpoint.slice('ipc://'.length))).toBe(true);
 
-    const alice = client('alice');
-    expect((await alice.ok({ op: 'hello' })).header.protocol).toBe(1);
-    const h = (await alice.ok({ op: 'make', env_ids: ID, num_envs: 3 })).header.handle;
-    const reset = await alice.ok({ op: 'reset', handle: h, seed: 2 });
-    expect(decodeRows(reset.body!).indices).toHaveLength(3);
-    const body = encodeStepRequest({ indices: [2, 0], actions: ['\\boxed{1}', 'no box'] });
-    const stepped = decodeRows((await alice.ok({ op: 'step', handle: h }, body)).body!);
-    expect(Array.from(stepped.indices)).toEqual([2, 0]);
-    expect(stepped.terminated[1]).toBe(true);
-
     // Another routing id is another session: alice's handle is not bob's.
-    const bob = client('bob');
-    expect((await bob.request({ op: 'reset', handle: h })).header.error.code).toBe('UNKNOWN_HANDLE');
-    expect((await bob.ok({ op: 'stats' })).header.server).toMatchObject({ clients: 2, handles: 1 });
-
-    const huge = await alice.request({ op: 'ping' }, Buffer.alloc(70 * 1024));
-    expect(huge.header.error).toMatchObject({ code: 'MESSAGE_TOO_LARGE', data: { limit: 65536 } });
-    expect((await alice.ok({ op: 'ping' })).header.ok).toBe(true);
+    await twoClientConversation(client('alice'), () => client('bob'));
 
     await server.close();
     server = undefined;
