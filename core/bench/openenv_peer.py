@@ -22,7 +22,7 @@ session, ≥ 3× at 64 and 256, ≤ 0.2× the memory per session).
 
     .venv/bin/python core/bench/openenv_peer.py                    # 3 s windows, JSON + table
     .venv/bin/python core/bench/openenv_peer.py --seconds 1 --sizes 1,64,256 --memory-sessions 0  # quicker, noisier
-    .venv/bin/python core/bench/openenv_peer.py --client node        # the Node client (core/bench/openenvPeerClient.ts)
+    .venv/bin/python core/bench/openenv_peer.py --client raw         # the raw Python client (the default until the node one)
     .venv/bin/python core/bench/openenv_peer.py --client websockets  # the websockets library's client instead
     .venv/bin/python core/bench/openenv_peer.py --check-clients 25 --sizes 1,4  # raw and node play the same sessions?
 
@@ -121,21 +121,23 @@ def serve_peer(port: int, max_sessions: int) -> None:
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", ws_max_size=16 * 1024 * 1024)
 
 
-# ── clients (run in .venv-openenv) ───────────────────────────────────────────────────────────────
+# ── clients (the Python ones run in .venv-openenv) ───────────────────────────────────────────────
 #
-# Both clients send openenv's EnvClient messages in the same order to either server, one session per
+# The clients send openenv's EnvClient messages in the same order to either server, one session per
 # socket: reset (seed), then step (a random guess) → on done, reset with a fresh seed; at the end
 # {"type": "close"}. They differ only in what a message costs the client process:
-# - "raw" (the default): a WebSocket client on asyncio's Protocol API, its frames written and read here
+# - "raw": a WebSocket client on asyncio's Protocol API, its frames written and read here
 #   (RFC 6455: masked text frames out, a fresh mask key each; pings answered; fragments joined; the
 #   handshake's accept key checked). No coroutine or future per message, so on few cores it leaves the
 #   CPU to the server under test. It offers no compression extension, to either server.
-# - "node": core/bench/openenvPeerClient.ts, the raw client's loop and framing in Node (node:net, one
-#   read buffer for all its sockets, no stream machinery on the way in), the same messages byte for
-#   byte: Python's Mersenne Twister is redone there, so the same seeds draw the same guesses and reset
-#   seeds. Same worker count (min(sessions, CPUs) processes), windows, latency cap and report line.
-#   About 55-80 µs of CPU per step on 2 cores against the raw client's 140-190 (most of either is the
-#   kernel's loopback send and receive), so it takes less of the machine from the server under test.
+# - "node" (the default): core/bench/openenvPeerClient.ts, the raw client's loop and framing in Node
+#   (node:net, one read buffer for all its sockets, no stream machinery on the way in), the same
+#   messages byte for byte: Python's Mersenne Twister is redone there, so the same seeds draw the same
+#   guesses and reset seeds. Same worker count (min(sessions, CPUs) processes), windows, latency cap
+#   and report line. On 2 cores it spent 45-65 µs of CPU per step against gem-ts and 64-115 against
+#   OpenEnv, the raw client 156-223 and 187-267 (most of either is the kernel's loopback send and
+#   receive): less than either server's own CPU per step, where the raw client's is more than gem-ts's,
+#   so the run measures the servers rather than the client.
 #   `--check-clients STEPS` plays STEPS steps per session with both, no timing, and compares each
 #   session's tally (reset replies, step replies, episodes, reward sum) on both servers.
 # - "websockets": the websockets library's asyncio client (what openenv's EnvClient uses). It costs
@@ -646,7 +648,7 @@ def main() -> None:
     ap.add_argument("--sizes", default=",".join(map(str, SIZES)))
     ap.add_argument("--workers", type=int, default=0, help="client processes (default: min(sessions, CPUs))")
     ap.add_argument("--memory-sessions", type=int, default=MEMORY_SESSIONS, help="0 skips the memory check")
-    ap.add_argument("--client", choices=CLIENT_KINDS, default="raw", help="the client both servers are driven by (see the clients' note in this file)")
+    ap.add_argument("--client", choices=CLIENT_KINDS, default="node", help="the client both servers are driven by (see the clients' note in this file)")
     ap.add_argument("--only", choices=["gem-ts", "openenv"], help="run one server (prints its figures; writes no results file)")
     ap.add_argument("--out", default=str(RESULTS), help="where the results JSON goes")
     ap.add_argument(
