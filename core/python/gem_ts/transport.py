@@ -31,6 +31,20 @@ _LINK_CLOSED = (zmq.ZMQError, OSError)
 SLICE_S = 0.05
 
 
+class _Replaced(Exception):
+    """A request that waited for the connection found a new one (the server restarted, or the link
+    reconnected): it is not sent there before a hello (token, resume secret, the Python envs to
+    register again), and then it goes again, admitted anew."""
+
+
+def _replaced(session: Session, call: Call[Any]) -> bool:
+    """Whether ``call``, still unsent, must wait for a hello on a connection that came back."""
+    if call.header["op"] == "hello" or not (session.needs_hello and session.connected and session.resume is not None):
+        return False
+    session.pending.pop(call.rid, None)
+    return True
+
+
 def open_link(session: Session, prefix: bytes) -> Link:
     """The link the session's endpoint names; ``prefix`` starts a ZeroMQ routing id (py-/pa-)."""
     if is_stream_endpoint(session.endpoint):
@@ -68,6 +82,8 @@ class BlockingTransport:
             s.admit(call)
             try:
                 return self._exchange(call)
+            except _Replaced:
+                pass
             except GemError as e:
                 if not s.hello_again(call, e):
                     raise
@@ -112,6 +128,8 @@ class BlockingTransport:
             dead = s.local_problem() if s.local_problem else None
             if dead or time.monotonic() > s.send_deadline():
                 raise s.unsent(call)
+            if _replaced(s, call):
+                raise _Replaced()
 
     def _silence(self, call: Call[Any]) -> None:
         """A slice passed without a message: look at the connection, the server and the clock."""
@@ -211,6 +229,8 @@ class AsyncTransport:
             await self._say_hello()
         try:
             return await self._run_once(call)
+        except _Replaced:
+            pass
         except GemError as e:
             if not s.hello_again(call, e):
                 raise
@@ -282,6 +302,8 @@ class AsyncTransport:
                 raise s.unsent(call)
             await asyncio.sleep(min(wait, 0.005))
             self.link.maintain()
+            if _replaced(s, call):
+                raise _Replaced()
 
     def _readable(self) -> None:
         """Every message that is there, each to the call waiting on it (or answered: an env_call)."""

@@ -1,5 +1,6 @@
 """Server faults seen from both clients: a server killed (-9) and restarted on the same endpoint, a
-frozen server (SIGSTOP), a server that dies while the client is idle. Every wait is bounded."""
+frozen server (SIGSTOP), a server that dies while the client is idle. Every wait is bounded. Each
+runs over both transports: ZeroMQ (``ipc://``) and the stream one (``stream+ipc://``)."""
 
 from __future__ import annotations
 
@@ -21,8 +22,8 @@ EASY = "game:GuessTheNumber-v0-easy"
 class Restartable:
     """A server on a fixed ipc endpoint that can be killed and started again there."""
 
-    def __init__(self, path: Path):
-        self.endpoint = f"ipc://{path}"
+    def __init__(self, path: Path, scheme: str = "ipc"):
+        self.endpoint = f"{scheme}://{path}"
         self.srv = LocalServer(endpoint=self.endpoint)
 
     def kill(self) -> None:
@@ -42,9 +43,9 @@ class Restartable:
             os.kill(self.srv.proc.pid, signal.SIGCONT)
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[Restartable]:
-    r = Restartable(tmp_path / "gem.sock")
+@pytest.fixture(params=["ipc", "stream+ipc"])
+def server(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Restartable]:
+    r = Restartable(tmp_path / "gem.sock", request.param)
     yield r
     r.thaw()
     r.srv.stop()

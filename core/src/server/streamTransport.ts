@@ -10,8 +10,8 @@
  * whatever a connection proved (the auth token) ends with it; a reconnect is a new peer.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, rmSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
+import { chmodSync, lstatSync, rmSync } from 'node:fs';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { GemError } from '../core/errors.ts';
 import { validateEndpoint } from './endpoint.ts';
 import { silentLogger, type Logger } from './logger.ts';
@@ -109,11 +109,20 @@ export class StreamTransport implements Transport {
     const endpoint = validateEndpoint(this.opts.endpoint);
     const server = createServer({ noDelay: true }, (socket) => this.accept(socket, onMessage, onPeerGone));
     const address = parseStreamEndpoint(endpoint);
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      if ('path' in address) server.listen(address.path, () => resolve());
-      else server.listen(address.port, address.host, () => resolve());
-    });
+    const listen = () =>
+      new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        if ('path' in address) server.listen(address.path, () => resolve());
+        else server.listen(address.port, address.host, () => resolve());
+      });
+    try {
+      await listen();
+    } catch (e) {
+      // A server killed on this path left its socket file: take the path over if nobody answers there.
+      if (!('path' in address) || (e as NodeJS.ErrnoException).code !== 'EADDRINUSE' || !(await isStaleSocket(address.path))) throw e;
+      rmSync(address.path, { force: true });
+      await listen();
+    }
     server.on('error', (e) => this.log.error({ err: String(e) }, 'stream transport error'));
     this.server = server;
     if ('path' in address) {
@@ -176,6 +185,23 @@ export class StreamTransport implements Transport {
       onPeerGone?.(peer);
     });
   }
+}
+
+/** Whether `path` is a unix socket file that no process listens on (what a killed server leaves). */
+async function isStaleSocket(path: string): Promise<boolean> {
+  try {
+    if (!lstatSync(path).isSocket()) return false;
+  } catch {
+    return false;
+  }
+  return new Promise<boolean>((resolve) => {
+    const probe = connect(path);
+    probe.once('connect', () => {
+      probe.destroy();
+      resolve(false);
+    });
+    probe.once('error', (e: NodeJS.ErrnoException) => resolve(e.code === 'ECONNREFUSED'));
+  });
 }
 
 function asBuffer(f: Buffer | Uint8Array): Buffer {

@@ -4,10 +4,11 @@
  * the connection, a message over the limit answered, a broken stream dropped alone, the socket file
  * private and removed at close; and the framing itself cut at every byte.
  */
-import { statSync, existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { connect as netConnect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FrameReader, frameHeader } from '../../src/server/streamTransport.ts';
+import { FrameReader, frameHeader, StreamTransport } from '../../src/server/streamTransport.ts';
 import { twoClientConversation } from './twoClientConversation.ts';
 import { startSocketServer, TestScope, uniqueStreamIpc, type WireClient } from './wireClient.ts';
 
@@ -88,5 +89,28 @@ describe('server on the stream transport', () => {
     // The session lives on for whoever proves both the token and its resume secret.
     await next.ok({ op: 'hello', token: 'sesame', resume: hello.header.resume });
     expect((await next.ok({ op: 'reset', handle: h, seed: 0 })).header.ok).toBe(true);
+  });
+
+  it("takes over a killed server's socket file, never a live server's, nor a file that is not a socket", async () => {
+    const endpoint = uniqueStreamIpc();
+    const path = endpoint.slice('stream+ipc://'.length);
+    // A socket file nobody listens on: a process that listened there was SIGKILLed.
+    const killed = spawnSync(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(path)}, () => process.kill(process.pid, 'SIGKILL'))`]);
+    expect(killed.signal).toBe('SIGKILL');
+    expect(statSync(path).isSocket()).toBe(true);
+    const live = await scope.serve(startSocketServer({ endpoint }));
+    expect((await client().ok({ op: 'ping' })).header.ok).toBe(true);
+
+    const second = new StreamTransport({ endpoint, maxMessageBytes: 1024 });
+    await expect(second.start(() => undefined)).rejects.toThrow(/EADDRINUSE/);
+    expect((await client().ok({ op: 'ping' })).header.ok).toBe(true); // the live one kept its path
+    await live.close();
+
+    const plain = `${path}.txt`;
+    writeFileSync(plain, 'not a socket');
+    const onFile = new StreamTransport({ endpoint: `stream+ipc://${plain}`, maxMessageBytes: 1024 });
+    await expect(onFile.start(() => undefined)).rejects.toThrow(/EADDRINUSE/);
+    expect(statSync(plain).isFile()).toBe(true);
+    rmSync(plain);
   });
 });
