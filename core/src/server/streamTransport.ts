@@ -17,6 +17,12 @@ import { validateEndpoint } from './endpoint.ts';
 import { silentLogger, type Logger } from './logger.ts';
 import type { Frames, MessageHandler, PeerGoneHandler, Transport } from './transport.ts';
 
+/**
+ * A connection that has not sent one whole message this long after it opened is closed, as ZeroMQ
+ * drops one that never finishes its handshake: idle sockets nobody uses cost no descriptors for long.
+ */
+export const FIRST_MESSAGE_MS = 30_000;
+
 /** A message may have at most this many frames (gem-ts's have 1–3); more means a broken stream. */
 export const MAX_FRAMES = 16;
 
@@ -100,7 +106,10 @@ export class StreamTransport implements Transport {
   private socketPath?: string;
   private readonly log: Logger;
 
-  constructor(private readonly opts: StreamTransportOptions) {
+  constructor(
+    private readonly opts: StreamTransportOptions,
+    private readonly firstMessageMs = FIRST_MESSAGE_MS,
+  ) {
     this.log = opts.logger ?? silentLogger();
   }
 
@@ -168,6 +177,8 @@ export class StreamTransport implements Transport {
     const key = peer.toString('latin1');
     this.peers.set(key, socket);
     const reader = new FrameReader(this.opts.maxMessageBytes * 2 + 1024 * 1024);
+    let silent: NodeJS.Timeout | undefined = setTimeout(() => socket.destroy(), this.firstMessageMs);
+    silent.unref();
     socket.on('data', (chunk: Buffer) => {
       let messages: Buffer[][];
       try {
@@ -177,10 +188,15 @@ export class StreamTransport implements Transport {
         socket.destroy();
         return;
       }
+      if (silent !== undefined && messages.length > 0) {
+        clearTimeout(silent);
+        silent = undefined;
+      }
       for (const frames of messages) onMessage(peer, frames);
     });
     socket.on('error', (e) => this.log.debug({ err: String(e) }, 'stream connection error'));
     socket.on('close', () => {
+      if (silent !== undefined) clearTimeout(silent);
       if (this.peers.get(key) === socket) this.peers.delete(key);
       onPeerGone?.(peer);
     });

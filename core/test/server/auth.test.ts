@@ -12,12 +12,12 @@ import { WireClient } from './wireClient.ts';
 const BIN = fileURLToPath(new URL('../../bin/gem-ts.js', import.meta.url));
 
 describe('chooseAuthToken', () => {
-  it('is off for ipc and loopback binds, generated for binds other machines reach', () => {
-    for (const e of ['ipc:///tmp/x.sock', 'tcp://127.0.0.1:5555', 'tcp://localhost:0', 'tcp://[::1]:7']) {
+  it('is off for ipc and loopback binds, generated for binds other machines reach (either transport)', () => {
+    for (const e of ['ipc:///tmp/x.sock', 'tcp://127.0.0.1:5555', 'tcp://localhost:0', 'tcp://[::1]:7', 'stream+ipc:///tmp/x.sock', 'stream+tcp://127.0.0.1:0']) {
       expect(reachableFromOtherMachines(e)).toBe(false);
       expect(chooseAuthToken({ endpoint: e, env: {} })).toEqual({ generated: false });
     }
-    for (const e of ['tcp://0.0.0.0:5555', 'tcp://*:5555', 'tcp://10.1.2.3:0', 'tcp://[::]:9']) {
+    for (const e of ['tcp://0.0.0.0:5555', 'tcp://*:5555', 'tcp://10.1.2.3:0', 'tcp://[::]:9', 'stream+tcp://0.0.0.0:5555', 'stream+tcp://[::]:9']) {
       expect(reachableFromOtherMachines(e)).toBe(true);
       const c = chooseAuthToken({ endpoint: e, env: {} });
       expect(c.generated).toBe(true);

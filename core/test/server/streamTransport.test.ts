@@ -10,6 +10,8 @@ import { connect as netConnect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FrameReader, frameHeader, StreamTransport } from '../../src/server/streamTransport.ts';
 import { twoClientConversation } from './twoClientConversation.ts';
+import { defaultRegistry } from '../../src/envs/defaultRegistry.ts';
+import { GemServer } from '../../src/server/server.ts';
 import { startSocketServer, TestScope, uniqueStreamIpc, type WireClient } from './wireClient.ts';
 
 const ID = 'game:GuessTheNumber-v0-easy';
@@ -112,5 +114,30 @@ describe('server on the stream transport', () => {
     await expect(onFile.start(() => undefined)).rejects.toThrow(/EADDRINUSE/);
     expect(statSync(plain).isFile()).toBe(true);
     rmSync(plain);
+  });
+
+  it('closes a connection that sends no whole message in time; one that spoke stays', async () => {
+    const endpoint = uniqueStreamIpc();
+    const transport = new StreamTransport({ endpoint, maxMessageBytes: 1 << 20 }, 300);
+    await scope.serve((async () => {
+      const server = new GemServer({ catalog: defaultRegistry, transport });
+      await server.start();
+      return server;
+    })());
+    const path = endpoint.slice('stream+ipc://'.length);
+    const closedAfter = (send: Buffer) =>
+      new Promise<number>((resolve) => {
+        const t0 = Date.now();
+        const s = netConnect(path, () => s.write(send));
+        s.on('close', () => resolve(Date.now() - t0));
+        s.on('error', () => undefined);
+      });
+    const [silent, half] = await Promise.all([closedAfter(Buffer.alloc(0)), closedAfter(frameHeader([Buffer.alloc(10)]))]);
+    expect(silent).toBeGreaterThanOrEqual(250);
+    expect(half).toBeGreaterThanOrEqual(250);
+    const talker = client();
+    await talker.ok({ op: 'ping' });
+    await new Promise((r) => setTimeout(r, 600));
+    expect((await talker.ok({ op: 'stats' })).header.server.connections).toBe(1);
   });
 });
