@@ -187,6 +187,9 @@ class Session:
         self.started_at = time.monotonic()
         self.connected = False
         self.lost_at: Optional[float] = None
+        #: When a connection last ended; kept after a reconnect, since a request sent on the connection
+        #: that ended is never answered, whatever connection came after it.
+        self.last_loss_at: Optional[float] = None
         self.last_rx = self.last_tx = self.started_at
         #: handle id → env indices whose state is unknown (ALL: every env of the handle)
         self.unknown_state: Dict[int, Set[int]] = {}
@@ -385,7 +388,7 @@ class Session:
     def on_disconnected(self, now: float) -> None:
         self.connected = False
         self.reconnecting = True
-        self.lost_at = now
+        self.lost_at = self.last_loss_at = now
         self.needs_hello = True  # whoever answers next may be another server process
 
     def check(self, now: float) -> Optional[str]:
@@ -397,7 +400,8 @@ class Session:
             if dead:
                 return dead
         oldest = min(c.sent_at for c in self.pending.values())
-        if self.lost_at is not None and (self.lost_at >= oldest - 1e-3 or now - self.lost_at > RECONNECT_GRACE_S):
+        lost_since_sent = self.last_loss_at is not None and self.last_loss_at >= oldest - 1e-3
+        if lost_since_sent or (self.lost_at is not None and now - self.lost_at > RECONNECT_GRACE_S):
             return f"the server at {self.endpoint} closed the connection and is not answering"
         quiet = now - max(self.last_rx, oldest)
         if quiet > self.liveness_timeout:

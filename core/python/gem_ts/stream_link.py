@@ -31,6 +31,7 @@ _MAX_FRAMES = 16
 _U32 = struct.Struct("<I")
 _STREAM = re.compile(r"^stream\+(ipc|tcp)://(\S+)$")
 _DONTWAIT = socket.MSG_DONTWAIT
+_PEEK = socket.MSG_PEEK | socket.MSG_DONTWAIT
 
 
 def is_stream_endpoint(endpoint: str) -> bool:
@@ -125,11 +126,17 @@ class StreamLink:
     # ── sending ───────────────────────────────────────────────────────────────────────────────────
 
     def try_send(self, frames: Frames) -> bool:
-        """Sends a whole message, or returns False (nothing sent) when there is no connection."""
-        if self.sock is None and not (time.monotonic() - self._last_try >= RETRY_S and self._connect()):
-            return False
+        """Sends a whole message, or returns False (nothing sent) when there is no connection. A
+        connection made here (a reconnect) still returns False, so the caller looks at its session
+        (a hello may be due) before anything goes on it."""
         sock = self.sock
-        assert sock is not None
+        if sock is None:
+            if time.monotonic() - self._last_try >= RETRY_S:
+                self._connect()
+            return False
+        if self._ended(sock):
+            self._lost()
+            return False
         parts: List[Any] = [frame_header(frames), *frames]
         try:
             left = sum(len(p) for p in parts)
@@ -142,6 +149,17 @@ class StreamLink:
         except OSError:
             self._lost()
             return False
+
+    @staticmethod
+    def _ended(sock: socket.socket) -> bool:
+        """Whether the server closed the connection (a peek, nothing read): a request written after
+        that would be lost on a TCP connection whose close has not been read yet."""
+        try:
+            return sock.recv(1, _PEEK) == b""
+        except (BlockingIOError, InterruptedError):
+            return False
+        except OSError:
+            return True
 
     # ── receiving ─────────────────────────────────────────────────────────────────────────────────
 

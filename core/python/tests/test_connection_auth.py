@@ -139,20 +139,26 @@ class DroppingProxy:
         self.drop()
 
 
-@pytest.fixture(scope="module")
-def tcp_token_server() -> Iterator[LocalServer]:
-    srv = LocalServer(endpoint="tcp://127.0.0.1:0", auth_token=TOKEN)
+@pytest.fixture(scope="module", params=["tcp", "stream+tcp"])
+def tcp_token_server(request: pytest.FixtureRequest) -> Iterator[LocalServer]:
+    """A token server over ZeroMQ's tcp and over the stream transport's: the proxy below drops either."""
+    srv = LocalServer(endpoint=f"{request.param}://127.0.0.1:0", auth_token=TOKEN)
     try:
         yield srv
     finally:
         srv.stop()
 
 
+def _via(server: LocalServer, proxy: "DroppingProxy") -> str:
+    """The server's endpoint, through the proxy (same transport)."""
+    return f"{server.endpoint.split('://', 1)[0]}://127.0.0.1:{proxy.port}"
+
+
 @pytest.mark.parametrize("heartbeat", [False, True])
 def test_a_client_whose_connection_drops_says_hello_again_and_keeps_its_handles(tcp_token_server: LocalServer, heartbeat: bool) -> None:
     proxy = DroppingProxy(int(tcp_token_server.endpoint.rsplit(":", 1)[1]))
     try:
-        with Client(f"tcp://127.0.0.1:{proxy.port}", token=TOKEN, heartbeat=heartbeat) as client:
+        with Client(_via(tcp_token_server, proxy), token=TOKEN, heartbeat=heartbeat) as client:
             handle = client.make_handle(EASY, num_envs=1)["handle"]
             client.reset(handle, seed=3)
             resume = client.session.resume
@@ -184,7 +190,7 @@ def test_an_asyncio_client_whose_connection_drops_says_hello_again_and_keeps_its
     proxy = DroppingProxy(int(tcp_token_server.endpoint.rsplit(":", 1)[1]))
 
     async def main() -> None:
-        async with await aio.connect(f"tcp://127.0.0.1:{proxy.port}", token=TOKEN) as c:
+        async with await aio.connect(_via(tcp_token_server, proxy), token=TOKEN) as c:
             handle = (await c.make_handle(EASY, num_envs=1))["handle"]
             await c.reset(handle, seed=3)
             resume = c.session.resume

@@ -83,9 +83,10 @@ def test_files_a_private_local_server_reads_and_a_tcp_one_does_not(tmp_path: Pat
     data.write_text(json.dumps({"problem": "marker-problem", "answer": "1"}) + "\n")
     with LocalServer() as private:
         assert "marker-problem" in _first_problem(private.endpoint, str(data))
-    with LocalServer(endpoint="tcp://127.0.0.1:0") as tcp:
-        with pytest.raises(gem.GemError) as e:
-            _first_problem(tcp.endpoint, str(data))
-        assert e.value.code == "DATASET_MISSING"
+    for tcp_endpoint in ("tcp://127.0.0.1:0", "stream+tcp://127.0.0.1:0"):
+        with LocalServer(endpoint=tcp_endpoint) as tcp:
+            with pytest.raises(gem.GemError) as e:
+                _first_problem(tcp.endpoint, str(data))
+            assert e.value.code == "DATASET_MISSING"
     with LocalServer(endpoint="tcp://127.0.0.1:0", data_dirs=[str(tmp_path)]) as allowed:
         assert "marker-problem" in _first_problem(allowed.endpoint, str(data))
