@@ -226,7 +226,7 @@ function asBuffer(f: Buffer | Uint8Array): Buffer {
 
 /** Whether an endpoint is served by this transport rather than ZeroMQ's. */
 export function isStreamEndpoint(endpoint: string): boolean {
-  return endpoint === 'stream+ipc' || endpoint.startsWith('stream+');
+  return endpoint.startsWith('stream+');
 }
 
 function parseStreamEndpoint(endpoint: string): { path: string } | { host: string; port: number } {
