@@ -8,7 +8,9 @@
 
 Steps (and resets) of single envs issued by many coroutines are coalesced across handles: every such
 call of one event-loop tick joins one ``batch`` request, whichever ``make``'d env or ``make_vec``
-sub-env it is for, so 256 agents stepping together cost one message, not 256 round trips. The server
+sub-env it is for, so 256 agents stepping together cost one message, not 256 round trips. With many
+rows out, a tick's rows leave in two parts as they fill, so the server steps one while this process
+runs the coroutines of the other. The server
 runs each row through its handle's in-order queue and answers each row on its own: a bad action, a
 closed env or an unknown handle fails only the coroutine that asked, naming its env. The requests and
 their replies are the same ``calls`` the synchronous ``Client`` runs, over ``transport.AsyncTransport``
@@ -162,6 +164,11 @@ _PER_ROW = 48
 #: Rows per batch message at most: the server answers a message in one go, so a huge tick travels as
 #: several messages and other clients' requests get their turns between them.
 _MAX_ROWS = 1024
+#: A tick's rows leave in parts of half the rows its coroutines have out, at least this many (see ``_Tick``).
+_MIN_PART_ROWS = 32
+#: Actions shorter than this (and plain ASCII) are counted by their length alone.
+_SHORT = 4096
+_Future = asyncio.Future
 
 def _too_large(kind: str, index: int, size: int, limit: int) -> MessageTooLargeError:
     return MessageTooLargeError(
@@ -173,43 +180,48 @@ def _too_large(kind: str, index: int, size: int, limit: int) -> MessageTooLargeE
 
 
 class _Rows:
-    """Rows of one message, as the columns it is sent in (a row: one env's step, or its reset when
-    its action is None), with the future of the coroutine that asked for each."""
+    """Rows of one message (a row: one env's step, or its reset when its action is None), each as
+    (handle, env index, action, the future of the coroutine that asked); a reset's seed and options
+    aside, by row, since they are rare."""
 
-    __slots__ = ("handles", "indices", "actions", "seeds", "options", "futs", "resets", "used")
+    __slots__ = ("items", "reset_args", "used")
 
     def __init__(self) -> None:
-        self.handles: List[int] = []
-        self.indices: List[int] = []
-        self.actions: List[Optional[str]] = []
-        self.seeds: List[Optional[int]] = []
-        self.options: List[Optional[Dict[str, Any]]] = []
-        self.futs: List["asyncio.Future[Any]"] = []
-        self.resets = 0
+        self.items: List[Tuple[int, int, Optional[str], "asyncio.Future[Any]"]] = []
+        self.reset_args: Optional[Dict[int, Tuple[Any, Any]]] = None
         self.used = 0
 
     def call(self) -> Call[List[Any]]:
-        seeds = options = None
-        if self.resets:
-            if any(x is not None for x in self.seeds):
-                seeds = self.seeds
-            if any(self.options):
-                options = self.options
-        return calls.batch(self.handles, self.indices, self.actions, seeds, options)
+        handles, indices, actions, _ = zip(*self.items)
+        seeds: Optional[List[Optional[int]]] = None
+        options: Optional[List[Optional[Dict[str, Any]]]] = None
+        if self.reset_args:
+            n = len(self.items)
+            if any(seed is not None for seed, _ in self.reset_args.values()):
+                seeds = [None] * n
+                for k, (seed, _) in self.reset_args.items():
+                    seeds[k] = seed
+            if any(opts for _, opts in self.reset_args.values()):
+                options = [None] * n
+                for k, (_, opts) in self.reset_args.items():
+                    options[k] = opts
+        return calls.batch(list(handles), list(indices), list(actions), seeds, options)
 
     def keep(self, keep: List[int]) -> "_Rows":
         out = _Rows()
-        for name in ("handles", "indices", "actions", "seeds", "options", "futs"):
-            col = getattr(self, name)
-            setattr(out, name, [col[k] for k in keep])
-        out.resets = sum(a is None for a in out.actions)
+        out.items = [self.items[k] for k in keep]
+        if self.reset_args:
+            out.reset_args = {j: self.reset_args[k] for j, k in enumerate(keep) if k in self.reset_args}
         return out
 
 
 class _Tick:
-    """The single-env steps and resets that a client's coroutines ask for in one event-loop tick, of
-    any of its handles: sent as one ``batch`` request (several when they do not fit in one message),
-    answered row by row, each row's outcome to the coroutine that asked."""
+    """The single-env steps and resets that a client's coroutines ask for, of any of its handles: sent
+    as one ``batch`` request per event-loop tick, answered row by row, each row's outcome to the
+    coroutine that asked. A tick of many rows leaves in parts as they fill (``part_rows``: half the
+    rows out, so two parts take turns), so the server steps one part while this process runs the
+    coroutines of the other: two cores at work, not one after the other. A tick whose rows do not fit
+    in one message goes in several."""
 
     def __init__(self, client: AsyncClient):
         self.client = client
@@ -220,13 +232,18 @@ class _Tick:
         #: The server's limits the budget below was read from (they change only with a new hello).
         self._limits: Optional[Dict[str, Any]] = None
         self._budget = 1 << 62
+        #: Rows sent and not answered yet, and the size of a part (set each tick from the rows out).
+        self.in_flight = 0
+        self.part_rows = 1 << 62
 
     def add(self, handle: int, index: int, action: Optional[str], seed: Any = None, options: Any = None) -> "asyncio.Future[Any]":
         """A row for the next message; a row that cannot be sent fails its own coroutine at once."""
-        loop = asyncio.get_running_loop()
-        fut: "asyncio.Future[Any]" = loop.create_future()
-        budget = self._budget if self._limits is self.client.session.limits else self.budget()
-        if type(action) is str and action.isascii() and len(action) + _PER_ROW <= budget:
+        fut: "asyncio.Future[Any]" = _Future()
+        if not self.scheduled:
+            self.scheduled = True
+            self.budget()  # read once a tick: the limits change only with a new hello
+            asyncio.get_running_loop().call_soon(self.flush)
+        if type(action) is str and len(action) < _SHORT and action.isascii():
             size = len(action) + _PER_ROW  # the common case: a short plain-text action
         else:
             try:
@@ -239,21 +256,20 @@ class _Tick:
                 fut.set_exception(e)
                 return fut
         rows = self.rows
-        if rows.futs and (rows.used + size > budget or len(rows.futs) >= _MAX_ROWS):
+        items = rows.items
+        if items and (rows.used + size > self._budget or len(items) >= _MAX_ROWS):
             self.full.append(rows)
             rows = self.rows = _Rows()
+            items = rows.items
         rows.used += size
-        rows.handles.append(handle)
-        rows.indices.append(index)
-        rows.actions.append(action)
-        rows.seeds.append(seed)
-        rows.options.append(options)
-        rows.futs.append(fut)
-        if action is None:
-            rows.resets += 1
-        if not self.scheduled:
-            self.scheduled = True
-            loop.call_soon(self.flush)
+        if action is None and (seed is not None or options):
+            if rows.reset_args is None:
+                rows.reset_args = {}
+            rows.reset_args[len(items)] = (seed, options)
+        items.append((handle, index, action, fut))
+        if len(items) >= self.part_rows and not self.full:
+            self.rows = _Rows()
+            _Batch(self.client, rows).send()
         return fut
 
     def _size(self, index: int, action: Optional[str], options: Any) -> int:
@@ -292,19 +308,23 @@ class _Tick:
         self.full, self.rows = [], _Rows()
         for r in full:
             _Batch(self.client, r).send()
-        if rows.futs:
+        if rows.items:
             _Batch(self.client, rows).send()
+        self.part_rows = max(_MIN_PART_ROWS, self.in_flight // 2)
 
 
 class _Batch:
     """One ``batch`` request of a tick's rows, sent without a task when it can be (the fewest hops: the
     transport's reader hands the reply to the coroutines in the turn it reads it)."""
 
-    __slots__ = ("client", "rows", "call")
+    __slots__ = ("client", "rows", "call", "out")
 
     def __init__(self, client: AsyncClient, rows: _Rows):
         self.client = client
         self.rows = rows
+        #: Rows counted in the tick's ``in_flight`` until this batch ends.
+        self.out = len(rows.items)
+        client._tick.in_flight += self.out
         call: Call[Any] = rows.call()
         call.screen = self.screen
         # The reply goes straight to the coroutines, row by row (no list of outcomes in between).
@@ -314,22 +334,17 @@ class _Batch:
     def screen(self, session: Session) -> None:
         """Fails the rows the session will not send (a handle of a restarted server, an env whose state
         is unknown); the others go. Called by ``Session.admit`` just before the request leaves."""
+        if not session.boots_changed and not session.unknown_state:
+            return  # the common case: one server process so far, no env state unknown
         rows = self.rows
-        boot = session.boot_id
-        if not session.unknown_state:
-            for h in rows.handles:
-                if getattr(h, "boot_id", boot) != boot:
-                    break
-            else:
-                return  # the common case: every handle is of this server process, no env state unknown
         keep: List[int] = []
-        for k, (h, i, action, fut) in enumerate(zip(rows.handles, rows.indices, rows.actions, rows.futs)):
+        for k, (h, i, action, fut) in enumerate(rows.items):
             problem = session.row_problem("step" if action is not None else "reset", h, i)
             if problem is None:
                 keep.append(k)
             elif not fut.done():
                 fut.set_exception(problem)
-        if len(keep) == len(rows.futs):
+        if len(keep) == len(rows.items):
             return
         if not keep:
             raise _NothingToSend()
@@ -341,6 +356,7 @@ class _Batch:
             if self.client._transport.send_now(self.call, self._answered):
                 return
         except _NothingToSend:
+            self._ended()
             return
         except BaseException as e:
             self._fail(e)
@@ -351,9 +367,14 @@ class _Batch:
         try:
             await self.client.run(self.call)
         except _NothingToSend:
+            self._ended()
             return
         except BaseException as e:
             self._fail(e)
+
+    def _ended(self) -> None:
+        self.client._tick.in_flight -= self.out
+        self.out = 0
 
     def _answered(self, reply: Optional[Tuple[Dict[str, Any], Optional[bytes]]], err: Optional[BaseException]) -> None:
         """The transport's reader (or watchdog) with the reply or the error that ended the request."""
@@ -373,28 +394,30 @@ class _Batch:
     def _deliver(self, header: Dict[str, Any], body: Optional[bytes]) -> None:
         """The reply's decoder: each row's outcome to the coroutine that asked (GEM's step tuple, the
         reset pair, or the row's own error, naming its env)."""
+        self._ended()
         r = header["rows"]
-        rows = self.rows
         errors = header.get("errors")
-        failed = {int(e["row"]): error_from_wire(e) for e in errors} if errors else None
-        k = -1
-        for fut, action, obs, reward, terminated, truncated, info in zip(
-            rows.futs, rows.actions, r["observation"], r["reward"], r["terminated"], r["truncated"], r["info"]
+        if errors:
+            for e in errors:
+                fut = self.rows.items[int(e["row"])][3]
+                if not fut.done():
+                    fut.set_exception(error_from_wire(e))
+        for (_, _, action, fut), obs, reward, terminated, truncated, info in zip(
+            self.rows.items, r["observation"], r["reward"], r["terminated"], r["truncated"], r["info"]
         ):
-            k += 1
             if "past_end_warning" in info:
                 calls.warn_past_end(info)
-            if fut.done():
-                continue  # its coroutine was cancelled
-            if failed is not None and k in failed:
-                fut.set_exception(failed[k])
-            elif action is None:
-                fut.set_result((obs, info))
-            else:
-                fut.set_result((obs, float(reward), terminated, truncated, info))
+            try:
+                if action is None:
+                    fut.set_result((obs, info))
+                else:
+                    fut.set_result((obs, float(reward), terminated, truncated, info))
+            except asyncio.InvalidStateError:
+                continue  # its coroutine was cancelled, or the row failed above
 
     def _fail(self, err: BaseException) -> None:
-        for fut in self.rows.futs:
+        self._ended()
+        for *_, fut in self.rows.items:
             if not fut.done():
                 fut.set_exception(err)
 

@@ -88,6 +88,64 @@ def test_coroutines_of_many_handles_share_one_request_per_tick(server) -> None:
     run(main())
 
 
+def test_a_tick_of_many_rows_leaves_in_two_parts_once_rows_are_out(server) -> None:
+    """With rows out, a tick's rows leave in parts of half as they fill, so the server steps one part
+    while the client runs the coroutines of the other; each row still gets its own answer, in order."""
+
+    async def main():
+        async with await aio.connect(server.endpoint) as c:
+            pool = await c.make_vec(EASY, num_envs=128, autoreset_mode="disabled", max_turns=100)
+            await pool.reset(seed=0)
+            sent = _count_requests(c)
+            parts: list = []
+            send = c._transport.send_now
+            c._transport.send_now = lambda call, cb: parts.append(len(call.header["rows"]["handle"])) or send(call, cb)
+            first = await asyncio.gather(*[pool.env(i).step("\\boxed{1000}") for i in range(128)])
+            assert c._tick.part_rows == 64 and c._tick.in_flight == 0
+            second = await asyncio.gather(*[pool.env(i).step("\\boxed{1001}") for i in range(128)])
+            assert sent == ["batch"] * 3 and parts == [128, 64, 64], (sent, parts)
+            assert all("turn 1," in r[0] for r in first) and all("turn 2," in r[0] for r in second)
+            # The same as one env at a time.
+            alone = await c.make_vec(EASY, num_envs=128, autoreset_mode="disabled", max_turns=100)
+            await alone.reset(seed=0)
+            for i in (0, 63, 64, 127):
+                await alone.env(i).step("\\boxed{1000}")
+                assert (await alone.env(i).step("\\boxed{1001}")) == second[i]
+            # A few coroutines never split: a part is 32 rows at least.
+            c._tick.in_flight = 0
+            parts.clear()
+            await asyncio.gather(*[pool.env(i).step("\\boxed{1002}") for i in range(20)])
+            await asyncio.gather(*[pool.env(i).step("\\boxed{1003}") for i in range(20)])
+            assert parts == [20, 20] and c._tick.in_flight == 0
+
+    run(main())
+
+
+def test_rows_out_are_counted_back_whatever_ends_them(server) -> None:
+    """The part size comes from the rows out: failed, refused and cancelled rows are counted back."""
+
+    async def main():
+        async with await aio.connect(server.endpoint) as c:
+            pool = await c.make_vec(EASY, num_envs=4, autoreset_mode="disabled", max_turns=100)
+            await pool.reset(seed=0)
+            ghost = aio.AsyncSubEnv(c, c.session.handle(987654, 1), 0, EASY)
+            results = await asyncio.gather(ghost.step("\\boxed{1}"), pool.env(0).step(7), pool.env(1).step("\\boxed{1}"), return_exceptions=True)
+            assert isinstance(results[0], gem.UnknownHandleError) and isinstance(results[1], TypeError), results
+            assert c._tick.in_flight == 0
+            task = asyncio.ensure_future(pool.env(2).step("\\boxed{1}"))
+            await asyncio.sleep(0)
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            assert "turn 2," in (await pool.env(2).step("\\boxed{1}"))[0]  # the cancelled step ran: in order
+            assert c._tick.in_flight == 0
+            c.session.unknown_state[int(pool.handle)] = {3}  # refused as it leaves: never sent
+            with pytest.raises(gem.ResetNeededError):
+                await pool.env(3).step("\\boxed{1}")
+            assert c._tick.in_flight == 0
+
+    run(main())
+
+
 def test_coalesced_results_match_one_by_one_results(server) -> None:
     async def main():
         async with await aio.connect(server.endpoint) as c:

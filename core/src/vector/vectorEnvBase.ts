@@ -470,12 +470,37 @@ export abstract class VectorEnvBase implements VectorEnv {
 
   /** A reset run row by row into the caller's columns (observations and infos), as runStepEach. */
   protected runResetEach(opts: VectorResetOptions, idx: readonly number[], into: EachRowSink): void | Promise<void> {
+    if (this.asyncEnvCount === 0 && idx.length <= this.sliceAbove) return this.resetEachInline(opts, idx, into);
     const batch = this.prepareReset(opts, idx, into);
     for (let k = 0; k < idx.length; k++) {
       const e = this.notReady(idx[k], false, undefined);
       if (e) into.errors[into.at[k]] = e;
     }
     return this.runEach(idx, into, batch.inlineRow, batch.asyncRow);
+  }
+
+  /** runResetEach's hot path (a make'd env's reset row, most often): a plain loop, no closure. */
+  private resetEachInline(opts: VectorResetOptions, idx: readonly number[], into: EachRowSink): void {
+    const { rows, at, errors } = into;
+    const { seed, options } = opts;
+    for (let k = 0; k < idx.length; k++) {
+      const i = idx[k];
+      const p = at[k];
+      const notReady = this.notReady(i, false, undefined);
+      if (notReady) {
+        errors[p] = notReady;
+        continue;
+      }
+      try {
+        const r = this.envs[i].resetSync!({ seed: seedAt(seed, i, k), options: optionsAt(options, k) });
+        this.phase[i] = Phase.Running;
+        rows.observations[p] = r.observation;
+        rows.infos[p] = r.info;
+      } catch (e) {
+        this.phase[i] = Phase.NeedsReset;
+        errors[p] = asGemError(envFailure(i, e));
+      }
+    }
   }
 
   private runEach(
@@ -535,8 +560,8 @@ export abstract class VectorEnvBase implements VectorEnv {
   /** The indices a reset covers, checked, with its seeds and options checked against them. */
   protected resetIndices(opts: VectorResetOptions): readonly number[] {
     const idx = this.batchIndices(opts.indices, opts.indices?.length ?? this.numEnvs, 'reset');
-    this.seedPlan(opts.seed, idx.length);
-    this.optionsPlan(opts.options, idx.length);
+    this.checkSeed(opts.seed, idx.length);
+    this.checkOptions(opts.options, idx.length);
     return idx;
   }
 
@@ -579,8 +604,7 @@ export abstract class VectorEnvBase implements VectorEnv {
 
   /** A reset's rows, written to a new result, or (`into`) to the caller's columns at `into.at[k]`. */
   private prepareReset(opts: VectorResetOptions, idx: readonly number[], into?: EachRowSink): PreparedBatch<VectorResetResult> {
-    const seedOf = this.seedPlan(opts.seed, idx.length);
-    const optionsOf = this.optionsPlan(opts.options, idx.length);
+    const { seed, options } = opts;
     const out: VectorResetResult = into
       ? { indices: idx as number[], observations: into.rows.observations, infos: into.rows.infos }
       : { indices: idx as number[], observations: new Array(idx.length), infos: new Array(idx.length) };
@@ -600,13 +624,13 @@ export abstract class VectorEnvBase implements VectorEnv {
       out,
       inlineRow: (i, k) => {
         try {
-          write(i, k, this.envs[i].resetSync!({ seed: seedOf(i, k), options: optionsOf(k) }));
+          write(i, k, this.envs[i].resetSync!({ seed: seedAt(seed, i, k), options: optionsAt(options, k) }));
         } catch (e) {
           throw fail(i, e);
         }
       },
       asyncRow: (i, k) =>
-        this.envs[i].reset({ seed: seedOf(i, k), options: optionsOf(k) }).then(
+        this.envs[i].reset({ seed: seedAt(seed, i, k), options: optionsAt(options, k) }).then(
           (r) => write(i, k, r),
           (e) => {
             throw fail(i, e);
@@ -615,31 +639,28 @@ export abstract class VectorEnvBase implements VectorEnv {
     };
   }
 
-  private seedPlan(seed: number | number[] | undefined, count: number): (i: number, k: number) => number | undefined {
-    if (seed === undefined || seed === null) return () => undefined;
+  /** Throws unless `seed` is none, a finite number, or `count` finite numbers (read with seedAt). */
+  private checkSeed(seed: number | number[] | undefined, count: number): void {
+    if (seed === undefined || seed === null) return;
     if (typeof seed === 'number') {
       if (!Number.isFinite(seed)) throw new GemError('INVALID_OPTIONS', `reset: seed must be a finite number, got ${seed}`);
-      return (i) => seed + i;
+      return;
     }
     if (!Array.isArray(seed) || seed.length !== count || seed.some((s) => typeof s !== 'number' || !Number.isFinite(s))) {
       throw new GemError('INVALID_OPTIONS', `reset: seed must be a number or ${count} finite numbers, one per env reset`);
     }
-    return (_i, k) => seed[k];
   }
 
-  private optionsPlan(
-    options: Record<string, unknown> | Record<string, unknown>[] | undefined,
-    count: number,
-  ): (k: number) => Record<string, unknown> | undefined {
-    if (options === undefined || options === null) return () => undefined;
+  /** Throws unless `options` is none, an object, or `count` objects (read with optionsAt). */
+  private checkOptions(options: Record<string, unknown> | Record<string, unknown>[] | undefined, count: number): void {
+    if (options === undefined || options === null) return;
     if (Array.isArray(options)) {
       if (options.length !== count) {
         throw new GemError('INVALID_OPTIONS', `reset: got ${options.length} option objects for ${count} envs`);
       }
-      return (k) => options[k];
+      return;
     }
     if (typeof options !== 'object') throw new GemError('INVALID_OPTIONS', 'reset: options must be an object or a list of objects');
-    return () => options;
   }
 
   get closed(): boolean {
@@ -675,4 +696,16 @@ export function combineFailures(failures: GemError[]): GemError {
   return new GemError(first.code, `${failures.length} envs failed; first: ${first.message}`, {
     failures: failures.map((f) => f.toJSON()),
   });
+}
+
+/** Env i's seed (the k-th reset row) under a checked reset seed: none, a base (seed + i), or one per row. */
+function seedAt(seed: number | number[] | undefined, i: number, k: number): number | undefined {
+  if (seed === undefined || seed === null) return undefined;
+  return typeof seed === 'number' ? seed + i : seed[k];
+}
+
+/** The k-th reset row's options under checked reset options: none, one object for all, or one per row. */
+function optionsAt(options: Record<string, unknown> | Record<string, unknown>[] | undefined, k: number): Record<string, unknown> | undefined {
+  if (options === undefined || options === null) return undefined;
+  return Array.isArray(options) ? options[k] : options;
 }

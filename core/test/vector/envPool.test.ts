@@ -187,6 +187,38 @@ describe('EnvPool in-order calls (how the server serves a handle)', () => {
     await pool.close();
   });
 
+  it('resetEachInOrder: each row with its own seed and options at its position; a reset that throws fails alone', async () => {
+    class ThrowsOnReset extends CountingEnv {
+      protected newEpisode(): never {
+        throw new Error('no dataset');
+      }
+    }
+    const pool = new EnvPool({ envs: [new CountingEnv(), new ThrowsOnReset(), new CountingEnv()] });
+    const rows = { observations: new Array<string>(4).fill(''), rewards: new Float64Array(4), terminated: new Array(4).fill(false), truncated: new Array(4).fill(false), infos: new Array(4) };
+    const errors = new Array(4);
+    const opts = { indices: [2, 1, 0], seed: [5, 6, 5], options: [{ idx: 'a' }, { idx: 'b' }, { idx: 'c' }] };
+    await pool.resetEachInOrder(opts, { rows, at: [3, 1, 0], errors });
+    expect(rows.observations).toEqual(['e1/t0', '', '', 'e1/t0']);
+    expect(rows.infos[3]).toMatchObject({ idx: 'a' });
+    expect(rows.infos[0]).toMatchObject({ idx: 'c' });
+    expect(rows.infos[3].seedDraw).toBe(rows.infos[0].seedDraw); // same seed, same draw
+    expect(errors[1]).toMatchObject({ code: 'INTERNAL', message: 'env 1: no dataset', data: { index: 1 } });
+    expect(errors.filter(Boolean)).toHaveLength(1);
+    // The env whose reset failed needs a reset; its siblings step.
+    const stepErrors = new Array(3);
+    await pool.stepEachInOrder(['x', 'y', 'z'], [0, 1, 2], { rows, at: [0, 1, 2], errors: stepErrors });
+    expect(stepErrors[1]).toMatchObject({ code: 'RESET_NEEDED', data: { index: 1 } });
+    expect([rows.observations[0], rows.observations[2]]).toEqual(['e1/t1/x', 'e1/t1/z']);
+    // A base seed counts up by env index, as a whole-pool reset does.
+    await pool.resetEachInOrder({ indices: [2], seed: 10 }, { rows, at: [0], errors: new Array(1) });
+    const whole = new EnvPool({ envs: [new CountingEnv(), new CountingEnv(), new CountingEnv()] });
+    const again = await whole.reset({ seed: 10 });
+    expect(rows.infos[0].seedDraw).toBe(again.infos[2].seedDraw);
+    await expect(pool.resetEachInOrder({ indices: [0], seed: [1, 2] }, { rows, at: [0], errors: new Array(1) })).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
+    await pool.close();
+    await whole.close();
+  });
+
   it('stepEachInOrder: a row that needs a reset or whose env fails fails alone; the others step', async () => {
     const pool = mixedPool();
     await pool.reset({ indices: [0, 1, 3] });
