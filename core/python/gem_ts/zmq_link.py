@@ -93,7 +93,10 @@ class ZmqLink:
         return True
 
     def recv(self, timeout_s: float) -> Optional[Frames]:
-        """The next message, waiting up to the socket's receive timeout (``recv_timeout_s``)."""
+        """The next message, waiting up to ``timeout_s``; None if none came."""
+        if timeout_s != self._recv_timeout_s:  # the socket's receive timeout, set only when it changes
+            self.sock.setsockopt(zmq.RCVTIMEO, max(0, int(timeout_s * 1000)))
+            self._recv_timeout_s = timeout_s
         try:
             return recv_message(self.sock)
         except zmq.Again:

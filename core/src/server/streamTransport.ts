@@ -229,7 +229,8 @@ export function isStreamEndpoint(endpoint: string): boolean {
   return endpoint.startsWith('stream+');
 }
 
-function parseStreamEndpoint(endpoint: string): { path: string } | { host: string; port: number } {
+/** Where a stream+ endpoint listens: a unix socket's path, or a TCP host and port (`*`: every address). */
+export function parseStreamEndpoint(endpoint: string): { path: string } | { host: string; port: number } {
   if (endpoint.startsWith('stream+ipc://')) return { path: endpoint.slice('stream+ipc://'.length) };
   const m = /^stream\+tcp:\/\/\[?([^\]]+?)\]?:(\d+)$/.exec(endpoint);
   if (!m) throw new GemError('INVALID_OPTIONS', `Endpoint '${endpoint}' must look like stream+ipc:///path or stream+tcp://host:port.`, { endpoint });

@@ -13,7 +13,7 @@ import { defaultRegistry } from '../../src/envs/defaultRegistry.ts';
 import { GemServer, type ServerOptions } from '../../src/server/server.ts';
 import { InMemoryTransport, type InMemoryPeer } from '../../src/server/inMemoryTransport.ts';
 import { ZmqRouterTransport } from '../../src/server/zmqRouterTransport.ts';
-import { FrameReader, frameHeader, isStreamEndpoint, StreamTransport } from '../../src/server/streamTransport.ts';
+import { FrameReader, frameHeader, isStreamEndpoint, parseStreamEndpoint, StreamTransport } from '../../src/server/streamTransport.ts';
 import { DEFAULT_LIMITS } from '../../src/server/protocol/version.ts';
 import { packHeader, unpackHeader } from '../../src/server/protocol/frames.ts';
 
@@ -166,9 +166,8 @@ export class WireClient {
 
 /** A plain-socket link to a stream+ipc:// or stream+tcp:// server, framed as the stream transport frames. */
 function streamLink(endpoint: string, onFrames: (frames: Buffer[]) => void): Link {
-  const m = /^stream\+(ipc|tcp):\/\/(.+)$/.exec(endpoint)!;
-  const hp = /^(.+):(\d+)$/.exec(m[2]);
-  const sock = m[1] === 'ipc' ? netConnect(m[2]) : netConnect(Number(hp![2]), hp![1].replace(/^\[|\]$/g, ''));
+  const at = parseStreamEndpoint(endpoint);
+  const sock = 'path' in at ? netConnect(at.path) : netConnect(at.port, at.host);
   const reader = new FrameReader(1 << 30);
   sock.on('data', (chunk: Buffer) => {
     for (const frames of reader.push(chunk)) onFrames(frames);
