@@ -242,6 +242,43 @@ async def own_env_steps(client, agents: int, seconds: float, cpu: Optional[Dict[
     return rate
 
 
+async def bare_asyncio_floor(agents: int, seconds: float) -> Dict[str, float]:
+    """What asyncio itself costs per coroutine step, with no gem_ts and no server: `agents` coroutines
+    each awaiting a future of its own, all resolved together by one callback a loop turn later (what a
+    coalesced reply does), each then asking again. The ceiling of any one-coroutine-per-env client."""
+    loop = asyncio.get_running_loop()
+    waiting: List["asyncio.Future[Any]"] = []
+    scheduled = [False]
+
+    def reply() -> None:
+        scheduled[0] = False
+        futs = waiting[:]
+        waiting.clear()
+        for f in futs:
+            f.set_result(("observation", 0.0, False, False, {}))
+
+    def ask() -> "asyncio.Future[Any]":
+        f = loop.create_future()
+        waiting.append(f)
+        if not scheduled[0]:
+            scheduled[0] = True
+            loop.call_soon(reply)
+        return f
+
+    stop = time.perf_counter() + seconds
+    counts = [0] * agents
+
+    async def agent(i: int) -> None:
+        while time.perf_counter() < stop:
+            *_, terminated, truncated, _ = await ask()
+            counts[i] += 1
+
+    t0, c0 = time.perf_counter(), time.process_time()
+    await asyncio.gather(*[agent(i) for i in range(agents)])
+    n = max(1, sum(counts))
+    return {"steps_per_s": n / (time.perf_counter() - t0), "cpu_us_per_step": (time.process_time() - c0) * 1e6 / n}
+
+
 def _percentiles(samples_s: List[float]) -> Dict[str, float]:
     import numpy as np
 
@@ -300,6 +337,7 @@ def flavours(endpoint: str, seconds: float, agents: int = 256, count: int = 3000
             out["aio_own_envs_env_steps_per_s"] = await own_env_steps(a, agents, seconds, own_cpu)
             out["aio_coroutines_cpu_us_per_step"] = sub_cpu["cpu_us_per_step"]
             out["aio_own_envs_cpu_us_per_step"] = own_cpu["cpu_us_per_step"]
+            out["bare_asyncio_floor"] = await bare_asyncio_floor(agents, seconds)
 
     asyncio.run(main())
     out["agents"] = agents
@@ -317,13 +355,21 @@ def describe_flavours(pt: Dict[str, Any]) -> str:
         f"{pt['aio_over_batch']:.2f} ×, each on its own make'd env {pt['aio_own_envs_env_steps_per_s']:,.0f} = "
         f"{pt['aio_own_envs_over_batch']:.2f} × make_vec({pt['agents']}) batch steps ({pt['make_vec_batch_env_steps_per_s']:,.0f}); "
         f"CPU µs per env-step (client + server): sub-envs {pt['aio_coroutines_cpu_us_per_step']:.2f}, own envs "
-        f"{pt['aio_own_envs_cpu_us_per_step']:.2f}, batch {pt['make_vec_batch_cpu_us_per_step']:.2f}"
+        f"{pt['aio_own_envs_cpu_us_per_step']:.2f}, batch {pt['make_vec_batch_cpu_us_per_step']:.2f}; "
+        f"bare asyncio (no gem_ts, no server) {pt['bare_asyncio_floor']['cpu_us_per_step']:.2f} µs per coroutine step"
     )
 
 
-def aio_only(seconds: float, rounds: int, out_path: Path, transport: str) -> None:
+def aio_only(seconds: float, rounds: int, out_path: Path, transport: str, event_loop: str) -> None:
     """Only the tcp trainer paths (issue 26's asyncio aims), `rounds` times on one fresh server."""
     from gem_ts import LocalServer
+
+    if event_loop == "uvloop":
+        try:
+            import uvloop  # type: ignore[import-not-found]
+        except ImportError:
+            sys.exit("--event-loop uvloop needs uvloop: .venv/bin/pip install uvloop")
+        asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
 
     runs = []
     with LocalServer(endpoint=TCP_OF[transport]) as tcp_server:
@@ -337,8 +383,9 @@ def aio_only(seconds: float, rounds: int, out_path: Path, transport: str) -> Non
         "load_avg_at_start": os.getloadavg(),
         "python": platform.python_version(),
         "node": node_version(),
-        "command": f"python core/bench/wire_throughput.py --aio-only --seconds {seconds:g} --rounds {rounds} --transport {transport}",
+        "command": f"python core/bench/wire_throughput.py --aio-only --seconds {seconds:g} --rounds {rounds} --transport {transport} --event-loop {event_loop}",
         "transport": transport,
+        "event_loop": event_loop,
         "load_avg_at_end": os.getloadavg(),
         "trainer_paths_tcp_each_round": runs,
     }
@@ -420,13 +467,14 @@ def main() -> None:
     )
     ap.add_argument("--sizes", default=",".join(map(str, SIZES)), help="env counts of the vector-env cases, comma-separated (default 1,64,1024)")
     ap.add_argument("--transport", choices=sorted(IPC_OF), default="stream", help="the stream transport (the library's default) or ZeroMQ's")
+    ap.add_argument("--event-loop", choices=["asyncio", "uvloop"], default="asyncio", help="--aio-only: the event loop the coroutines run on")
     args = ap.parse_args()
     sizes = [int(x) for x in args.sizes.split(",") if x.strip()]
     if args.gem_worker:
         gem_worker(args.seconds, sizes)
         return
     if args.aio_only:
-        aio_only(args.seconds, args.rounds, Path(args.out) if args.out != str(RESULTS) else RESULTS.with_name("wire_throughput_aio.json"), args.transport)
+        aio_only(args.seconds, args.rounds, Path(args.out) if args.out != str(RESULTS) else RESULTS.with_name("wire_throughput_aio.json"), args.transport, args.event_loop)
         return
 
     import gem_ts
