@@ -334,9 +334,14 @@ class _Batch:
     def screen(self, session: Session) -> None:
         """Fails the rows the session will not send (a handle of a restarted server, an env whose state
         is unknown); the others go. Called by ``Session.admit`` just before the request leaves."""
-        if not session.boots_changed and not session.unknown_state:
-            return  # the common case: one server process so far, no env state unknown
         rows = self.rows
+        if not session.unknown_state:
+            boot = session.boot_id
+            for h, *_ in rows.items:
+                if getattr(h, "boot_id", boot) != boot:
+                    break
+            else:
+                return  # the common case: every handle is of this server process, no env state unknown
         keep: List[int] = []
         for k, (h, i, action, fut) in enumerate(rows.items):
             problem = session.row_problem("step" if action is not None else "reset", h, i)

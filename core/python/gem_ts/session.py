@@ -173,8 +173,6 @@ class Session:
         self.pending: Dict[int, Call[Any]] = {}
         self._pings: Set[int] = set()
         self.boot_id = ""
-        #: How many times the server process changed under this session: while 0, no handle is stale.
-        self.boots_changed = 0
         #: The secret the server gave this session in hello: a later connection presents it (with the
         #: token) to get the same session, and so its handles, back.
         self.resume: Optional[str] = None
@@ -211,10 +209,8 @@ class Session:
         boot = str(header.get("boot_id") or "")
         if boot != self.boot_id:
             self.unknown_state.clear()  # every handle of the old boot is stale anyway
-            if self.boot_id:
-                self.boots_changed += 1
-                if self.on_new_boot is not None:
-                    self.replays = self.on_new_boot()
+            if self.boot_id and self.on_new_boot is not None:
+                self.replays = self.on_new_boot()
         self.boot_id = boot
         resume = header.get("resume")
         self.resume = resume if isinstance(resume, str) else None

@@ -146,6 +146,25 @@ def test_rows_out_are_counted_back_whatever_ends_them(server) -> None:
     run(main())
 
 
+def test_a_handle_of_another_server_process_is_refused_alone(server) -> None:
+    """A handle that carries another boot (made before a restart, or unpickled from a client of another
+    server) never reaches this server, where its id could name another env; its siblings step."""
+    from gem_ts.session import Handle
+
+    async def main():
+        async with await aio.connect(server.endpoint) as c:
+            pool = await c.make_vec(EASY, num_envs=2, autoreset_mode="disabled", max_turns=100)
+            await pool.reset(seed=0)
+            foreign = aio.AsyncSubEnv(c, Handle(int(pool.handle), "another-boot", 2), 1, EASY)
+            assert not c.session.unknown_state
+            ok, refused = await asyncio.gather(pool.env(0).step("\\boxed{1000}"), foreign.step("\\boxed{1000}"), return_exceptions=True)
+            assert "turn 1," in ok[0]
+            assert isinstance(refused, gem.UnknownHandleError) and "restarted" in str(refused), refused
+            assert "turn 1," in (await pool.env(1).step("\\boxed{1000}"))[0]  # env 1 was never stepped by it
+
+    run(main())
+
+
 def test_coalesced_results_match_one_by_one_results(server) -> None:
     async def main():
         async with await aio.connect(server.endpoint) as c:
