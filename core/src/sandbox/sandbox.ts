@@ -116,6 +116,9 @@ export const MAX_STDOUT_BYTES = 64 * 1024 * 1024;
 
 export const DEFAULT_PRELOAD = ['math', 'json', 're', 'collections', 'itertools', 'functools', 'heapq', 'bisect', 'string', 'random', 'fractions', 'decimal'];
 
+/** The most zygotes a pool starts with by default (one per core up to this) or grows to by reserve(). */
+const MAX_DEFAULT_POOL = 8;
+
 const SIGNAL_NAMES: Record<number, string> = { 4: 'SIGILL', 6: 'SIGABRT', 7: 'SIGBUS', 8: 'SIGFPE', 9: 'SIGKILL', 11: 'SIGSEGV', 15: 'SIGTERM', 24: 'SIGXCPU', 25: 'SIGXFSZ' };
 
 function mib(bytes: number): string {
@@ -129,7 +132,7 @@ export class Sandbox {
   readonly limits: SandboxLimits;
   readonly runtime: PythonRuntime;
   readonly isolation: IsolationReport;
-  private readonly poolSize: number;
+  private poolSize: number;
   private readonly spawnSpec: ZygoteSpawn;
   private readonly idle: ZygoteProcess[] = [];
   private readonly all = new Set<ZygoteProcess>();
@@ -154,7 +157,7 @@ export class Sandbox {
         { reason: this.isolation.reason },
       );
     }
-    this.poolSize = Math.max(1, poolSize ?? Math.min(8, availableParallelism()));
+    this.poolSize = Math.max(1, poolSize ?? Math.min(MAX_DEFAULT_POOL, availableParallelism()));
     this.spawnSpec = this.buildSpawn(preload ?? DEFAULT_PRELOAD, profile ?? false);
   }
 
@@ -191,6 +194,22 @@ export class Sandbox {
     env.HOME = this.scratchDir;
     env.GEM_RUN_NEWNET = '1';
     return { command: pyFlags[0], args: pyFlags.slice(1), scriptPath: ZYGOTE_PATH, env };
+  }
+
+  /** Zygotes this sandbox keeps at most (it starts them as runs in flight need them). */
+  get size(): number {
+    return this.poolSize;
+  }
+
+  /**
+   * Lets the pool grow to `runs` zygotes (at most 8), for a caller that keeps that many runs in flight
+   * (a code env grading a reply's tests `max_workers` at a time). On a machine with fewer cores the
+   * extra zygotes still pay: a run spends part of its time where no core works for it (the reply's
+   * trip through Node, the runner's exit), and a third run fills that. Returns the pool's size.
+   */
+  reserve(runs: number): number {
+    if (Number.isFinite(runs)) this.poolSize = Math.max(this.poolSize, Math.min(MAX_DEFAULT_POOL, Math.floor(runs)));
+    return this.poolSize;
   }
 
   /** Whether each run also gets its own namespaces (pid, mount, IPC, user); known after the first start. */
@@ -385,6 +404,7 @@ function stdoutCap(name: string, value: number | undefined): number | undefined 
 }
 
 let shared: Sandbox | undefined;
+
 
 /** The process-wide sandbox (created on first use with default options). */
 export function getSharedSandbox(): Sandbox {

@@ -188,6 +188,18 @@ describe.skipIf(!bwrapWorks() || !canDropToNobody)('Sandbox run by an unprivileg
   });
 });
 
+describe('Sandbox.reserve', () => {
+  it('grows the pool to the runs a caller keeps in flight, up to 8, and never shrinks it', async () => {
+    const sb = new Sandbox({ bwrap: null, allowUnsandboxed: true, poolSize: 2 });
+    expect(sb.size).toBe(2);
+    expect(sb.reserve(5)).toBe(5);
+    expect(sb.reserve(3)).toBe(5);
+    expect(sb.reserve(64)).toBe(8);
+    expect(sb.reserve(Number.NaN)).toBe(8);
+    await sb.close();
+  });
+});
+
 describe('Sandbox without bubblewrap', () => {
   it('refuses to run unsandboxed unless the user opts in', () => {
     expect(() => new Sandbox({ bwrap: null, allowUnsandboxed: false })).toThrow(/Refusing to run code without isolation/);

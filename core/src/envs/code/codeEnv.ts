@@ -17,7 +17,7 @@ import { runTests, type RunProgram } from '../../data/graders/code/runTests.ts';
 import type { TaskDatasetEntry } from '../../data/taskCatalog.ts';
 import type { EnvRegistry } from '../../registry/registry.ts';
 import type { AttributeTable } from '../../core/envAttributes.ts';
-import { runSandboxed } from '../../sandbox/sandbox.ts';
+import { getSharedSandbox, runSandboxed } from '../../sandbox/sandbox.ts';
 
 export const CODE_FORMAT_ERROR_REWARD = -0.1;
 
@@ -79,6 +79,8 @@ export class CodeEnv extends DatasetEnv<CodeProblem> {
       timeoutMs: this.options.timeout * 1000,
       memoryMb: this.options.memory_mb,
       concurrency: this.options.max_workers,
+      // The shared sandbox keeps a zygote for each test in flight (up to 8), cores or not.
+      parallel: this.runProgram === runSandboxed ? getSharedSandbox().reserve(this.options.max_workers) : undefined,
     });
     const correct = summary.passed === summary.total;
     const info: Record<string, unknown> = { correct, tests_passed: summary.passed, tests_total: summary.total };

@@ -4,7 +4,7 @@ import { TERMINAL_STATE, checkEnv, listEnvs, make } from '../../../src/index.ts'
 import { CodeEnv, CodeOptions } from '../../../src/envs/code/codeEnv.ts';
 import { lastCodeBlock, parseTestCases, selectTests } from '../../../src/data/graders/code/testCases.ts';
 import type { RunOptions, SandboxResult } from '../../../src/sandbox/sandbox.ts';
-import { closeSharedSandbox } from '../../../src/sandbox/sandbox.ts';
+import { closeSharedSandbox, getSharedSandbox } from '../../../src/sandbox/sandbox.ts';
 import { TASK_DATASETS, sampleDatasetPath } from '../../../src/data/taskCatalog.ts';
 import { bwrapWorks } from '../../sandbox/sandboxSupport.ts';
 
@@ -99,6 +99,11 @@ describe.skipIf(!bwrapWorks())('code envs in the sandbox', () => {
       truncated: true,
       info: { correct: true, tests_passed: 3, tests_total: 3 },
     });
+  });
+
+  it('keep a zygote of the shared sandbox for each of max_workers tests in flight', async () => {
+    await grade(py(SUM));
+    expect(getSharedSandbox().size).toBeGreaterThanOrEqual(5);
   });
 
   it('score a wrong program 0', async () => {

@@ -33,6 +33,8 @@ export interface TestRunOptions {
   memoryMb: number;
   /** Tests in flight at once (GEM's max_workers). */
   concurrency: number;
+  /** Runs `run` takes at once without queueing them (a sandbox's pool size); default the machine's parallelism. */
+  parallel?: number;
 }
 
 export interface TestRunSummary {
@@ -90,8 +92,8 @@ export async function runTests(code: string, tests: readonly TestCase[], o: Test
     }
   };
   // More workers than the sandbox has processes would only queue tests that may no longer be needed
-  // once one fails, so stay within the machine's parallelism.
-  const workers = Math.max(1, Math.min(o.concurrency, tests.length, availableParallelism()));
+  // once one fails, so stay within what it runs at once.
+  const workers = Math.max(1, Math.min(o.concurrency, tests.length, o.parallel ?? availableParallelism()));
   await Promise.all(Array.from({ length: workers }, worker));
   return { passed, total: tests.length, failure };
 }

@@ -27,6 +27,23 @@ describe('runTests', () => {
     expect(seen[0]).toMatchObject({ stdoutKeepBytes: stdoutBudget(big), stdoutKillBytes: stdoutBudget(big) });
   });
 
+  it('keeps at most `parallel` tests in flight when told how many runs the runner takes at once', async () => {
+    const tests = Array.from({ length: 6 }, (_, i) => ({ input: `${i}`, output: `${i}` }));
+    let inFlight = 0;
+    let peak = 0;
+    const run = async (o: RunOptions) => {
+      peak = Math.max(peak, ++inFlight);
+      await new Promise((r) => setTimeout(r, 5));
+      inFlight--;
+      return ok(o.stdin!);
+    };
+    expect(await runTests('c', tests, { run, timeoutMs: 1000, memoryMb: 0, concurrency: 5, parallel: 3 })).toMatchObject({ passed: 6, total: 6 });
+    expect(peak).toBe(3);
+    peak = 0;
+    await runTests('c', tests, { run, timeoutMs: 1000, memoryMb: 0, concurrency: 2, parallel: 8 });
+    expect(peak).toBe(2);
+  });
+
   it("compares with Python's strip(): U+0085 and U+001C at the ends go, U+FEFF stays", async () => {
     const grade = async (stdout: string, expected: string) =>
       (await runTests('c', [{ input: '', output: expected }], { run: async () => ok(stdout), timeoutMs: 1, memoryMb: 0, concurrency: 1 })).passed;
