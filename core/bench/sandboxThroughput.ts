@@ -13,13 +13,15 @@
  * the code differential's corpus whose outputs are small, five stdin/stdout tests each, every test
  * run (a correct reply is the one that runs them all). Each side grades one reply at a time (GEM's
  * CodeEnv.step runs a reply's tests on 5 threads, gem-ts's on `max_workers` 5 too); gem-ts also with
- * several replies in flight. The sides take turns, twice.
+ * several replies in flight. The sides take turns, CODE_ROUNDS times (a turn is 15 replies, under a second
+ * for gem-ts: fewer turns left the ratio to the noise of a few short windows).
  *
  * Writes core/bench/results/sandboxThroughput.json. The 1-minute load is printed first and saved:
  * figures count only when it is below 0.5.
  *
  *   npm run bench sandboxThroughput     (GEM_BENCH_SECONDS=3 per contender and in-flight count)
  *   GEM_BENCH_SKIP_GEM=1 …              (without the CodeEnv comparison)
+ *   GEM_BENCH_CODE_ROUNDS=6 …           (turns of the CodeEnv comparison)
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -36,6 +38,8 @@ import { gemPeerPython } from './gemPeer.ts';
 const SECONDS = Number(process.env.GEM_BENCH_SECONDS ?? 3);
 const ROUNDS = 3;
 const IN_FLIGHT = [1, 2, 8, 64];
+/** Turns each side of the code-env comparison takes. */
+const CODE_ROUNDS = Number(process.env.GEM_BENCH_CODE_ROUNDS ?? 6);
 const SNIPPET = 'print(sum(i * i for i in range(1000)))';
 const EXPECTED = `${Array.from({ length: 1000 }, (_, i) => i * i).reduce((a, b) => a + b, 0)}\n`;
 
@@ -177,7 +181,7 @@ async function codeEnvComparison(): Promise<{ rows: CodeEnvRow[]; testsPerReply:
   const corpus = codeEnvReplies();
   const python = await gemPeerPython();
   const testsPerReply = corpus.problems[corpus.replies[0].problem].tests.inputs.length;
-  console.log(`\ncode env: ${corpus.replies.length} correct replies, ${testsPerReply} tests each; the sides take turns twice`);
+  console.log(`\ncode env: ${corpus.replies.length} correct replies, ${testsPerReply} tests each; the sides take turns ${CODE_ROUNDS} times`);
   const sides: Array<[string, number, () => Promise<{ seconds: number; rewards: number[] }>]> = [
     ['gem-ts code:CodeContest', 1, () => gradeGemTs(corpus, 1)],
     ['GEM CodeEnv (gem-llm 0.1.0)', 1, () => gradeGem(corpus, python)],
@@ -185,7 +189,7 @@ async function codeEnvComparison(): Promise<{ rows: CodeEnvRow[]; testsPerReply:
   ];
   const totals = sides.map(() => ({ replies: 0, seconds: 0, all1: true }));
   await gradeGemTs(corpus, 1);
-  for (let round = 0; round < 2; round++) {
+  for (let round = 0; round < CODE_ROUNDS; round++) {
     for (const [i, [, , grade]] of sides.entries()) {
       const r = await grade();
       totals[i].replies += r.rewards.length;
@@ -266,6 +270,7 @@ writeFileSync(
       snippet: SNIPPET,
       secondsPerContender: SECONDS,
       rounds: ROUNDS,
+      codeRounds: CODE_ROUNDS,
       isolation: 'bwrap',
       rows,
       ratios,
