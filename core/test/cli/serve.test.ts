@@ -15,13 +15,36 @@ const BIN = fileURLToPath(new URL('../../bin/gem-ts.js', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Resolves with the first stdout line that starts with `prefix`. */
-function lineStartingWith(child: ChildProcess, prefix: string): Promise<string> {
+/**
+ * Reads a child's stdout from its start: `next(prefix)` resolves with the rest of the first line
+ * starting with `prefix`, printed before or after the call (one reader, so no line is missed).
+ */
+function stdoutLines(child: ChildProcess): { next(prefix: string): Promise<string> } {
+  const seen: string[] = [];
   const lines = createInterface({ input: child.stdout! });
-  return new Promise((resolve, reject) => {
-    lines.on('line', (l) => l.startsWith(prefix) && resolve(l.slice(prefix.length)));
-    child.once('exit', (code) => reject(new Error(`exited (${code}) before printing ${prefix}`)));
-  });
+  lines.on('line', (l) => seen.push(l));
+  return {
+    next: (prefix) =>
+      new Promise((resolve, reject) => {
+        const check = () => {
+          const line = seen.find((l) => l.startsWith(prefix));
+          if (line === undefined) return false;
+          lines.off('line', check);
+          child.off('exit', onExit);
+          resolve(line.slice(prefix.length));
+          return true;
+        };
+        const onExit = (code: number | null) => check() || reject(new Error(`exited (${code}) before printing ${prefix}`));
+        if (check()) return;
+        if (child.exitCode !== null || child.signalCode !== null) return onExit(child.exitCode);
+        lines.on('line', check);
+        child.once('exit', onExit);
+      }),
+  };
+}
+
+function lineStartingWith(child: ChildProcess, prefix: string): Promise<string> {
+  return stdoutLines(child).next(prefix);
 }
 
 function exited(child: ChildProcess): Promise<{ code: number | null; signal: string | null }> {
@@ -92,29 +115,33 @@ describe('gem-ts serve stops', () => {
     expect(existsSync(endpoint.slice('ipc://'.length))).toBe(false);
   });
 
-  it('when its parent is killed (nothing passes a signal on)', { timeout: 60_000 }, async () => {
+  it('when its parent is killed (nothing passes a signal on)', { timeout: 120_000 }, async () => {
     const endpoint = uniqueIpc();
     // A shell parent that is SIGKILLed: the server gets no signal, only a new parent.
     const sh = spawn('sh', ['-c', `"${process.execPath}" "${BIN}" serve --endpoint ${endpoint} & echo "SERVER_PID=$!"; wait`], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
-    const pid = Number(await lineStartingWith(sh, 'SERVER_PID='));
-    await until('server listening', () => existsSync(endpoint.slice('ipc://'.length)));
+    // The server writes to the shell's stdout: its endpoint line says it listens, however slow a
+    // loaded machine makes its start (a 20-s poll for the socket file was not always enough in CI).
+    const out = stdoutLines(sh);
+    const pid = Number(await out.next('SERVER_PID='));
+    await out.next('GEM_TS_ENDPOINT=');
     await serveOk(endpoint);
     sh.kill('SIGKILL');
     await exited(sh);
-    const ms = await until('server gone after its parent', () => processGone(pid));
+    const ms = await until('server gone after its parent', () => processGone(pid), 60_000);
     console.log(`parent killed → server exit: ${ms} ms`);
     expect(existsSync(endpoint.slice('ipc://'.length))).toBe(false);
   });
 
-  it('--no-exit-with-parent keeps it serving after its parent is gone', { timeout: 60_000 }, async () => {
+  it('--no-exit-with-parent keeps it serving after its parent is gone', { timeout: 120_000 }, async () => {
     const endpoint = uniqueIpc();
     const sh = spawn('sh', ['-c', `"${process.execPath}" "${BIN}" serve --no-exit-with-parent --endpoint ${endpoint} & echo "SERVER_PID=$!"; wait`], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
-    const pid = Number(await lineStartingWith(sh, 'SERVER_PID='));
-    await until('server listening', () => existsSync(endpoint.slice('ipc://'.length)));
+    const out = stdoutLines(sh);
+    const pid = Number(await out.next('SERVER_PID='));
+    await out.next('GEM_TS_ENDPOINT=');
     sh.kill('SIGKILL');
     await exited(sh);
     await sleep(300); // six parent polls
