@@ -80,8 +80,9 @@ export class ZmqRouterTransport implements Transport {
   async close(): Promise<void> {
     this.sendQueue?.close();
     this.socket?.close();
-    await this.loopDone?.catch(() => undefined);
+    // The file goes with the socket, before any wait: a close cut short (serve's grace) leaves none.
     removeIpcFile(this.boundEndpoint);
+    await this.loopDone?.catch(() => undefined);
   }
 
   private async receiveLoop(socket: Router, onMessage: MessageHandler, onPeerGone?: PeerGoneHandler): Promise<void> {
