@@ -103,16 +103,27 @@ function failedTests(name) {
       const { testResults = [] } = JSON.parse(readFileSync(`${base}.json`, 'utf8'));
       return testResults.flatMap((f) => {
         const file = f.name.slice(join(root, 'core').length + 1);
-        const failed = (f.assertionResults ?? []).filter((a) => a.status === 'failed').map((a) => `${file} > ${a.fullName}`);
+        const failed = (f.assertionResults ?? []).filter((a) => a.status === 'failed').map((a) => `${file} > ${a.fullName}${why(a.failureMessages?.[0])}`);
         return failed.length || f.status !== 'failed' ? failed : [`${file}: ${(f.message ?? '').split('\n')[0]}`];
       });
     }
     if (existsSync(`${base}.xml`)) {
       const xml = readFileSync(`${base}.xml`, 'utf8');
-      return [...xml.matchAll(/<testcase classname="([^"]*)" name="([^"]*)"[^>]*>\s*<(failure|error)/g)].map((m) => `${m[1]}::${m[2]} (${m[3]})`);
+      return [...xml.matchAll(/<testcase classname="([^"]*)" name="([^"]*)"[^>]*>\s*<(failure|error)(?: message="([^"]*)")?/g)].map((m) => `${m[1]}::${m[2]} (${m[3]})${why(unescapeXml(m[4]))}`);
     }
   } catch (e) {
     return [`(its report could not be read: ${e.message})`];
   }
   return [];
+}
+
+/** The first line of a failure's message, so that CI's tail says why as well as what (the log is far above). */
+function why(message) {
+  const first = (message ?? '').split('\n').find((l) => l.trim());
+  return first ? `: ${first.trim().slice(0, 300)}` : '';
+}
+
+function unescapeXml(text) {
+  const named = { quot: '"', apos: "'", lt: '<', gt: '>', amp: '&' };
+  return text?.replace(/&(#\d+|quot|apos|lt|gt|amp);/g, (_, e) => (e[0] === '#' ? String.fromCharCode(Number(e.slice(1))) : named[e]));
 }
