@@ -225,3 +225,13 @@ export function ensureGemPeerVenv() {
   const req = join(root, 'scripts/peer-requirements/gem.txt');
   return ensureVenv(join(root, 'core/bench/.venv-gem'), [['-r', req]], [req], { uv: true });
 }
+
+/**
+ * OpenEnv (0.10.0 from PyPI) in its own venv, the peer of the OpenEnv benchmarks; made by the
+ * benchmarks' own helper (core/bench/peer_venv.py) with openenv_peer.py's pins, so the pins and the
+ * venv's stamp are written in one place. `py`: a Python that runs the helper (the root venv's).
+ */
+export function ensureOpenEnvPeerVenv(py) {
+  const make = 'import sys; sys.path[:0] = ["core/bench"]; from openenv_peer import VENV, PINS; from peer_venv import ensure_peer_venv; ensure_peer_venv(VENV, PINS)';
+  mustRun(py, ['-c', make]);
+}

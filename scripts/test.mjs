@@ -4,7 +4,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { adapterDirs, ensureChromium, ensureGemPeerVenv, ensureIproute, ensureNodeModules, ensureRootVenv, ensureSandbox, root, venvPython } from './lib.mjs';
+import { adapterDirs, ensureChromium, ensureGemPeerVenv, ensureIproute, ensureOpenEnvPeerVenv, ensureNodeModules, ensureRootVenv, ensureSandbox, root, venvPython } from './lib.mjs';
 import { runSuites } from './suites.mjs';
 
 const quick = process.argv.includes('--quick');
@@ -21,6 +21,8 @@ if (quick) {
   // Before vitest: the TypeScript suites drive Python too (reasoning-gym worker, math-verify fixtures).
   py = ensureRootVenv({ extras: 'all' }); // the benchmark and demo tests need their stacks too
   ensureGemPeerVenv(); // GEM itself: the drop-in test runs the same user file on GEM and on gem_ts
+  if (py) ensureOpenEnvPeerVenv(py); // OpenEnv's own server and clients, for the OpenEnv benchmarks' tests
+  process.env.GEM_TS_PEER_VENVS = 'installed'; // so those tests fail, not skip, when a venv is unusable
 }
 const installed = Date.now();
 // Reports the suites write, read at the end so that the names of failed tests close the output (CI shows its tail).

@@ -2,7 +2,8 @@
 gets every session's reset reply and plays episodes on gem-ts's OpenEnv front door and on OpenEnv's
 own server, and it plays the same sessions as the raw Python client (same seeds → same guesses →
 the same episodes and rewards). Counts only, never a timing. The OpenEnv side needs the benchmark's
-own venv (core/bench/.venv-openenv, made by the benchmark's first run): without it those checks skip."""
+own venv (core/bench/.venv-openenv, made by `npm test` or the benchmark's first run): without it those
+checks skip when run by hand and fail under npm test."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from peer_venv_missing import skip_or_fail
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 SCRIPT = BENCH / "openenv_peer.py"
@@ -50,8 +52,7 @@ def test_node_client_on_gem_ts_alone() -> None:
 
 def test_node_client_on_both_servers_writes_which_client(tmp_path: Path) -> None:
     why = _openenv_ready()
-    if why:
-        pytest.skip(why)
+    skip_or_fail(why)
     out = tmp_path / "openenv_peer.json"
     run = _bench("--client", "node", "--out", str(out), *TINY)
     assert run.returncode == 0, run.stderr[-3000:]
@@ -64,8 +65,7 @@ def test_node_client_on_both_servers_writes_which_client(tmp_path: Path) -> None
 
 def test_raw_and_node_clients_play_the_same_sessions() -> None:
     why = _openenv_ready()
-    if why:
-        pytest.skip(why)
+    skip_or_fail(why)
     run = _bench("--check-clients", "25", "--sizes", "1,4", "--workers", "2")
     assert run.returncode == 0, run.stderr[-3000:]
     checks = json.loads(run.stdout.strip().splitlines()[-1])
