@@ -368,7 +368,7 @@ def aio_only(seconds: float, rounds: int, out_path: Path, transport: str, event_
         try:
             import uvloop  # type: ignore[import-not-found]
         except ImportError:
-            sys.exit("--event-loop uvloop needs uvloop: .venv/bin/pip install uvloop")
+            sys.exit("--event-loop uvloop needs uvloop (gem_ts[test] installs it: npm run setup)")
         asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
 
     runs = []
