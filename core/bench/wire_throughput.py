@@ -223,7 +223,7 @@ async def own_env_steps(client, agents: int, seconds: float, cpu: Optional[Dict[
     async def agent(i: int) -> None:
         env, k = envs[i], i
         while time.perf_counter() < stop:
-            *_, terminated, truncated, _ = await env.step(POOL[k % 10])
+            _obs, _reward, terminated, truncated, _info = await env.step(POOL[k % 10])
             k += 7
             counts[i] += 1
             if terminated or truncated:
@@ -242,10 +242,12 @@ async def own_env_steps(client, agents: int, seconds: float, cpu: Optional[Dict[
     return rate
 
 
-async def bare_asyncio_floor(agents: int, seconds: float) -> Dict[str, float]:
+async def bare_asyncio_floor(agents: int, seconds: float, wake_in_turn: bool = False) -> Dict[str, float]:
     """What asyncio itself costs per coroutine step, with no gem_ts and no server: `agents` coroutines
     each awaiting a future of its own, all resolved together by one callback a loop turn later (what a
-    coalesced reply does), each then asking again. The ceiling of any one-coroutine-per-env client."""
+    coalesced reply does), each then asking again. The ceiling of any one-coroutine-per-env client.
+    With `wake_in_turn`, each task is woken by that callback itself, as gem_ts.aio does, instead of
+    through ``set_result``'s ``call_soon``."""
     loop = asyncio.get_running_loop()
     waiting: List["asyncio.Future[Any]"] = []
     scheduled = [False]
@@ -255,7 +257,14 @@ async def bare_asyncio_floor(agents: int, seconds: float) -> Dict[str, float]:
         futs = waiting[:]
         waiting.clear()
         for f in futs:
-            f.set_result(("observation", 0.0, False, False, {}))
+            callbacks = f._callbacks if wake_in_turn else None  # type: ignore[attr-defined]
+            if callbacks:
+                callback, context = callbacks[0]
+                f.remove_done_callback(callback)
+                f.set_result(("observation", 0.0, False, False, {}))
+                context.run(callback, f)
+            else:
+                f.set_result(("observation", 0.0, False, False, {}))
 
     def ask() -> "asyncio.Future[Any]":
         f = loop.create_future()
@@ -270,7 +279,7 @@ async def bare_asyncio_floor(agents: int, seconds: float) -> Dict[str, float]:
 
     async def agent(i: int) -> None:
         while time.perf_counter() < stop:
-            *_, terminated, truncated, _ = await ask()
+            _obs, _reward, terminated, truncated, _info = await ask()
             counts[i] += 1
 
     t0, c0 = time.perf_counter(), time.process_time()
@@ -305,7 +314,7 @@ def flavours(endpoint: str, seconds: float, agents: int = 256, count: int = 3000
         samples = []
         for k in range(count + 300):
             t0 = time.perf_counter()
-            *_, terminated, truncated, _ = env.step(POOL[k % 10])
+            _obs, _reward, terminated, truncated, _info = env.step(POOL[k % 10])
             if k >= 300:
                 samples.append(time.perf_counter() - t0)
             if terminated or truncated:
@@ -338,6 +347,7 @@ def flavours(endpoint: str, seconds: float, agents: int = 256, count: int = 3000
             out["aio_coroutines_cpu_us_per_step"] = sub_cpu["cpu_us_per_step"]
             out["aio_own_envs_cpu_us_per_step"] = own_cpu["cpu_us_per_step"]
             out["bare_asyncio_floor"] = await bare_asyncio_floor(agents, seconds)
+            out["bare_asyncio_floor_woken_in_turn"] = await bare_asyncio_floor(agents, seconds, wake_in_turn=True)
 
     asyncio.run(main())
     out["agents"] = agents
@@ -356,7 +366,8 @@ def describe_flavours(pt: Dict[str, Any]) -> str:
         f"{pt['aio_own_envs_over_batch']:.2f} × make_vec({pt['agents']}) batch steps ({pt['make_vec_batch_env_steps_per_s']:,.0f}); "
         f"CPU µs per env-step (client + server): sub-envs {pt['aio_coroutines_cpu_us_per_step']:.2f}, own envs "
         f"{pt['aio_own_envs_cpu_us_per_step']:.2f}, batch {pt['make_vec_batch_cpu_us_per_step']:.2f}; "
-        f"bare asyncio (no gem_ts, no server) {pt['bare_asyncio_floor']['cpu_us_per_step']:.2f} µs per coroutine step"
+        f"bare asyncio (no gem_ts, no server) {pt['bare_asyncio_floor']['cpu_us_per_step']:.2f} µs per coroutine step, "
+        f"{pt['bare_asyncio_floor_woken_in_turn']['cpu_us_per_step']:.2f} µs woken in the reply's turn"
     )
 
 

@@ -30,7 +30,7 @@ from .local_server import LocalServer
 from .ops import Awaiting, AwaitingOps, open_session
 from .ops import goodbye as _goodbye
 from .python_envs import PythonEnvHost
-from .session import Call, Session, not_text_error
+from .session import Call, Session, _no_body, not_text_error
 from .transport import AsyncTransport
 from .vector import VectorPlumbing
 
@@ -169,6 +169,8 @@ _MIN_PART_ROWS = 32
 #: Actions shorter than this (and plain ASCII) are counted by their length alone.
 _SHORT = 4096
 _Future = asyncio.Future
+_current_task = asyncio.current_task
+
 
 def _too_large(kind: str, index: int, size: int, limit: int) -> MessageTooLargeError:
     return MessageTooLargeError(
@@ -184,15 +186,18 @@ class _Rows:
     (handle, env index, action, the future of the coroutine that asked); a reset's seed and options
     aside, by row, since they are rare."""
 
-    __slots__ = ("items", "reset_args", "used")
+    __slots__ = ("items", "reset_args", "used", "handles")
 
     def __init__(self) -> None:
         self.items: List[Tuple[int, int, Optional[str], "asyncio.Future[Any]"]] = []
         self.reset_args: Optional[Dict[int, Tuple[Any, Any]]] = None
         self.used = 0
+        #: The rows' handles, in order (set by ``call``).
+        self.handles: Tuple[int, ...] = ()
 
     def call(self) -> Call[List[Any]]:
         handles, indices, actions, _ = zip(*self.items)
+        self.handles = handles
         seeds: Optional[List[Optional[int]]] = None
         options: Optional[List[Optional[Dict[str, Any]]]] = None
         if self.reset_args:
@@ -245,6 +250,8 @@ class _Tick:
             asyncio.get_running_loop().call_soon(self.flush)
         if type(action) is str and len(action) < _SHORT and action.isascii():
             size = len(action) + _PER_ROW  # the common case: a short plain-text action
+        elif action is None and seed is None and not options:
+            size = _PER_ROW  # a reset with nothing to say
         else:
             try:
                 if action is None:
@@ -337,10 +344,7 @@ class _Batch:
         rows = self.rows
         if not session.unknown_state:
             boot = session.boot_id
-            for h, *_ in rows.items:
-                if getattr(h, "boot_id", boot) != boot:
-                    break
-            else:
+            if {getattr(h, "boot_id", boot) for h in rows.handles} == {boot}:
                 return  # the common case: every handle is of this server process, no env state unknown
         keep: List[int] = []
         for k, (h, i, action, fut) in enumerate(rows.items):
@@ -380,6 +384,11 @@ class _Batch:
     def _ended(self) -> None:
         self.client._tick.in_flight -= self.out
         self.out = 0
+        # The call points back here (decode, screen): with that loop cut, this batch, its rows and their
+        # futures go as soon as they are delivered, not at the garbage collector's next pass over a
+        # generation they were promoted to while in flight (a quarter of the client's time at 256 rows).
+        self.call.decode = _no_body
+        self.call.screen = None
 
     def _answered(self, reply: Optional[Tuple[Dict[str, Any], Optional[bytes]]], err: Optional[BaseException]) -> None:
         """The transport's reader (or watchdog) with the reply or the error that ended the request."""
@@ -407,18 +416,32 @@ class _Batch:
                 fut = self.rows.items[int(e["row"])][3]
                 if not fut.done():
                     fut.set_exception(error_from_wire(e))
+        # Read by the socket's callback (no task running), each coroutine is woken here, in this turn: on
+        # stock asyncio, ``set_result`` would schedule each waiting task with ``call_soon`` (a ``Handle``
+        # and a pass of the loop's Python code per coroutine: ~1.7 µs of asyncio's ~4 µs per step). The
+        # future's one callback (its task's wake-up) is taken off, and run in its context, as the loop would.
+        now = _current_task() is None
         for (_, _, action, fut), obs, reward, terminated, truncated, info in zip(
             self.rows.items, r["observation"], r["reward"], r["terminated"], r["truncated"], r["info"]
         ):
             if "past_end_warning" in info:
                 calls.warn_past_end(info)
-            try:
-                if action is None:
-                    fut.set_result((obs, info))
-                else:
-                    fut.set_result((obs, float(reward), terminated, truncated, info))
-            except asyncio.InvalidStateError:
+            if fut.done():
                 continue  # its coroutine was cancelled, or the row failed above
+            value = (obs, info) if action is None else (obs, float(reward), terminated, truncated, info)
+            callbacks = fut._callbacks if now else None
+            if callbacks is None or len(callbacks) != 1:
+                fut.set_result(value)
+                continue
+            callback, context = callbacks[0]
+            fut.remove_done_callback(callback)
+            fut.set_result(value)
+            try:
+                context.run(callback, fut)
+            except Exception as e:  # a task's wake-up never raises; a done-callback someone added may
+                fut.get_loop().call_exception_handler(
+                    {"message": "a done-callback of a gem_ts.aio future failed", "exception": e, "future": fut}
+                )
 
     def _fail(self, err: BaseException) -> None:
         self._ended()
