@@ -24,6 +24,11 @@ if (quick) {
   if (py) ensureOpenEnvPeerVenv(py); // OpenEnv's own server and clients, for the OpenEnv benchmarks' tests
   process.env.GEM_TS_PEER_VENVS = 'installed'; // so those tests fail, not skip, when a venv is unusable
 }
+// uv installs no bytecode, and a shell that sets PYTHONDONTWRITEBYTECODE (this project's machines
+// do) then makes every Python process compile each module it imports from source: 29 s of CPU for
+// each process that imports verl, Ray workers included. Unset, the first import of a module writes
+// its .pyc and every later process reads it (8.9 s).
+delete process.env.PYTHONDONTWRITEBYTECODE;
 const installed = Date.now();
 // Reports the suites write, read at the end so that the names of failed tests close the output (CI shows its tail).
 const reports = mkdtempSync(join(tmpdir(), 'gem-ts-test-'));
