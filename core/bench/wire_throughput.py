@@ -383,6 +383,7 @@ def aio_only(seconds: float, rounds: int, out_path: Path, transport: str, event_
         asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
 
     runs = []
+    load_at_start = os.getloadavg()
     with LocalServer(endpoint=TCP_OF[transport]) as tcp_server:
         for r in range(rounds):
             print(f"round {r + 1}/{rounds} …", file=sys.stderr)
@@ -391,7 +392,7 @@ def aio_only(seconds: float, rounds: int, out_path: Path, transport: str, event_
     result = {
         "when": time.strftime("%Y-%m-%d %H:%M:%S"),
         "cpus": os.cpu_count(),
-        "load_avg_at_start": os.getloadavg(),
+        "load_avg_at_start": load_at_start,
         "python": platform.python_version(),
         "node": node_version(),
         "command": f"python core/bench/wire_throughput.py --aio-only --seconds {seconds:g} --rounds {rounds} --transport {transport} --event-loop {event_loop}",
