@@ -170,6 +170,9 @@ _MIN_PART_ROWS = 32
 _SHORT = 4096
 _Future = asyncio.Future
 _current_task = asyncio.current_task
+#: Whether a future's done-callbacks can be read (``_callbacks``: CPython's C and Python futures), so
+#: that a reply's reader may wake each waiting task itself (see ``_Batch._deliver``).
+_WAKE_IN_TURN = hasattr(asyncio.Future, "_callbacks")
 
 
 def _too_large(kind: str, index: int, size: int, limit: int) -> MessageTooLargeError:
@@ -420,7 +423,7 @@ class _Batch:
         # stock asyncio, ``set_result`` would schedule each waiting task with ``call_soon`` (a ``Handle``
         # and a pass of the loop's Python code per coroutine: ~1.7 µs of asyncio's ~4 µs per step). The
         # future's one callback (its task's wake-up) is taken off, and run in its context, as the loop would.
-        now = _current_task() is None
+        now = _WAKE_IN_TURN and _current_task() is None
         for (_, _, action, fut), obs, reward, terminated, truncated, info in zip(
             self.rows.items, r["observation"], r["reward"], r["terminated"], r["truncated"], r["info"]
         ):
