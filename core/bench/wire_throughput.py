@@ -219,6 +219,7 @@ async def own_env_steps(client, agents: int, seconds: float, cpu: Optional[Dict[
     await asyncio.gather(*[e.reset(seed=i) for i, e in enumerate(envs)])
     stop = time.perf_counter() + seconds
     counts = [0] * agents
+    resets = [0]
 
     async def agent(i: int) -> None:
         env, k = envs[i], i
@@ -228,6 +229,7 @@ async def own_env_steps(client, agents: int, seconds: float, cpu: Optional[Dict[
             counts[i] += 1
             if terminated or truncated:
                 await env.reset()
+                resets[0] += 1
 
     s0 = await _server_cpu(client)
     t0, c0 = time.perf_counter(), time.process_time()
@@ -237,6 +239,7 @@ async def own_env_steps(client, agents: int, seconds: float, cpu: Optional[Dict[
     rate = sum(counts) / elapsed
     if cpu is not None:
         cpu["cpu_us_per_step"] = used * 1e6 / max(1, sum(counts))
+        cpu["resets_per_step"] = resets[0] / max(1, sum(counts))
     for e in envs:
         await e.close()
     return rate
@@ -346,6 +349,8 @@ def flavours(endpoint: str, seconds: float, agents: int = 256, count: int = 3000
             out["aio_own_envs_env_steps_per_s"] = await own_env_steps(a, agents, seconds, own_cpu)
             out["aio_coroutines_cpu_us_per_step"] = sub_cpu["cpu_us_per_step"]
             out["aio_own_envs_cpu_us_per_step"] = own_cpu["cpu_us_per_step"]
+            # A make'd env's coroutine also resets it, a request of its own, where a batch resets inside its step.
+            out["aio_own_envs_resets_per_step"] = own_cpu["resets_per_step"]
             out["bare_asyncio_floor"] = await bare_asyncio_floor(agents, seconds)
             out["bare_asyncio_floor_woken_in_turn"] = await bare_asyncio_floor(agents, seconds, wake_in_turn=True)
 
@@ -353,6 +358,7 @@ def flavours(endpoint: str, seconds: float, agents: int = 256, count: int = 3000
     out["agents"] = agents
     out["aio_over_batch"] = out["aio_coroutines_env_steps_per_s"] / out["make_vec_batch_env_steps_per_s"]
     out["aio_own_envs_over_batch"] = out["aio_own_envs_env_steps_per_s"] / out["make_vec_batch_env_steps_per_s"]
+    out["aio_own_envs_calls_over_batch"] = out["aio_own_envs_over_batch"] * (1 + out["aio_own_envs_resets_per_step"])
     return out
 
 
@@ -363,7 +369,8 @@ def describe_flavours(pt: Dict[str, Any]) -> str:
         f"({pt['aio_env']['steps_per_s']:,.0f} steps/s); "
         f"{pt['agents']} coroutines on sub-envs of one handle {pt['aio_coroutines_env_steps_per_s']:,.0f} env-steps/s = "
         f"{pt['aio_over_batch']:.2f} ×, each on its own make'd env {pt['aio_own_envs_env_steps_per_s']:,.0f} = "
-        f"{pt['aio_own_envs_over_batch']:.2f} × make_vec({pt['agents']}) batch steps ({pt['make_vec_batch_env_steps_per_s']:,.0f}); "
+        f"{pt['aio_own_envs_over_batch']:.2f} × make_vec({pt['agents']}) batch steps ({pt['make_vec_batch_env_steps_per_s']:,.0f}), "
+        f"{pt['aio_own_envs_calls_over_batch']:.2f} × counting their resets ({pt['aio_own_envs_resets_per_step']:.2f} per step); "
         f"CPU µs per env-step (client + server): sub-envs {pt['aio_coroutines_cpu_us_per_step']:.2f}, own envs "
         f"{pt['aio_own_envs_cpu_us_per_step']:.2f}, batch {pt['make_vec_batch_cpu_us_per_step']:.2f}; "
         f"bare asyncio (no gem_ts, no server) {pt['bare_asyncio_floor']['cpu_us_per_step']:.2f} µs per coroutine step, "

@@ -28,6 +28,7 @@ def test_every_trainer_path_steps_and_is_described(server) -> None:
     bench = _module()
     out = bench.flavours(server.endpoint, seconds=0.3, agents=8, count=40)
     assert out["sync_env"]["count"] == 40 and out["aio_env"]["count"] == 40
+    assert 0 < out["aio_own_envs_resets_per_step"] <= 1  # GuessTheNumber-easy ends within 4 turns
     for key in ("make_vec_batch_env_steps_per_s", "aio_coroutines_env_steps_per_s", "aio_own_envs_env_steps_per_s"):
         assert out[key] > 0, key
     for floor in ("bare_asyncio_floor", "bare_asyncio_floor_woken_in_turn"):
