@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """The throughput plot of docs/performance.md: env-steps/s against envs (or sessions), log-log, from
 the committed results of `wire_throughput.py` (gem-ts batch over ipc, GEM's SyncVectorEnv and
-AsyncVectorEnv in the same run, gem-ts asyncio over tcp) and `openenv_peer.py` (OpenEnv's own server
-and gem-ts's OpenEnv front door in the same run). Each curve is one benchmark run; curves from
-different runs are not ratios, read those in the tables.
+AsyncVectorEnv in the same run, gem-ts asyncio over tcp, from the latest `--aio-only` run when there is
+one) and `openenv_peer.py` (OpenEnv's own server and gem-ts's OpenEnv front door in the same run). Each
+curve is one benchmark run; curves from different runs are not ratios, read those in the tables.
 
     .venv/bin/python core/bench/plot_throughput.py      # writes docs/img/throughput.png
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
@@ -27,15 +27,17 @@ def _points(by_size: Dict[str, Any], key: str = "") -> List[Tuple[int, float]]:
     return sorted(pts)
 
 
-def series(wire: Dict[str, Any], openenv: Dict[str, Any]) -> Series:
-    """The curves, each a list of (envs, env-steps/s); a run that lacks a part just lacks its curve."""
+def series(wire: Dict[str, Any], openenv: Dict[str, Any], aio: Optional[Dict[str, Any]] = None) -> Series:
+    """The curves, each a list of (envs, env-steps/s); a run that lacks a part just lacks its curve.
+    `aio`, a `--aio-only` run, gives the asyncio curve its last round instead of the wire run's."""
     steps = wire["env_steps_per_s"]
     out: Series = {
         "gem-ts batch (make_vec, ipc)": _points(steps["gem_ts_ipc"]),
         "GEM SyncVectorEnv (in-process)": _points(steps["gem_sync"]),
         "GEM AsyncVectorEnv (in-process)": _points(steps["gem_async"]),
     }
-    paths = wire.get("trainer_paths_tcp")
+    rounds = (aio or {}).get("trainer_paths_tcp_each_round") or []
+    paths = rounds[-1] if rounds else wire.get("trainer_paths_tcp")
     if paths:
         out["gem-ts asyncio, one env per coroutine (tcp)"] = [
             (1, float(paths["aio_env"]["steps_per_s"])),
@@ -75,13 +77,18 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--wire", default=str(RESULTS / "wire_throughput.json"))
     ap.add_argument("--openenv", default=str(RESULTS / "openenv_peer.json"))
+    ap.add_argument("--aio", default=str(RESULTS / "wire_throughput_aio.json"), help="an --aio-only run (used when the file exists)")
     ap.add_argument("--out", default=str(OUT))
     args = ap.parse_args()
     wire = json.loads(Path(args.wire).read_text())
     openenv = json.loads(Path(args.openenv).read_text())
-    curves = series(wire, openenv)
+    aio = json.loads(Path(args.aio).read_text()) if Path(args.aio).exists() else None
+    curves = series(wire, openenv, aio)
     load = wire.get("load_avg_at_start", [float("nan")])[0]
-    plot(curves, Path(args.out), f"GuessTheNumber, 2 cores; wire run {wire.get('when', '?')} (load {load:.2f} at start)")
+    title = f"GuessTheNumber, 2 cores; wire run {wire.get('when', '?')} (load {load:.2f} at start)"
+    if aio:
+        title += f";\nasyncio run {aio.get('when', '?')}"
+    plot(curves, Path(args.out), title)
     print(f"wrote {args.out}: {', '.join(f'{k} ({len(v)} points)' for k, v in curves.items())}")
 
 

@@ -41,3 +41,15 @@ def test_asyncio_curve_joins_one_env_to_the_coroutines_and_missing_parts_drop_ou
     assert curves["gem-ts asyncio, one env per coroutine (tcp)"] == [(1, 1000.0), (256, 9000.0)]
     assert "GEM AsyncVectorEnv (in-process)" not in curves  # no points measured, no curve
     assert not any("OpenEnv" in name for name in curves)
+
+
+def test_an_aio_only_run_gives_the_asyncio_curve_its_last_round() -> None:
+    plot = _module()
+    wire = {
+        "env_steps_per_s": {"gem_ts_ipc": {"1": 5.0}, "gem_sync": {}, "gem_async": {}},
+        "trainer_paths_tcp": {"agents": 256, "aio_env": {"steps_per_s": 1000.0}, "aio_own_envs_env_steps_per_s": 9000.0},
+    }
+    round_ = {"agents": 256, "aio_env": {"steps_per_s": 4000.0}, "aio_own_envs_env_steps_per_s": 100000.0}
+    aio = {"trainer_paths_tcp_each_round": [{**round_, "aio_own_envs_env_steps_per_s": 1.0}, round_]}
+    assert plot.series(wire, {}, aio)["gem-ts asyncio, one env per coroutine (tcp)"] == [(1, 4000.0), (256, 100000.0)]
+    assert plot.series(wire, {}, {})["gem-ts asyncio, one env per coroutine (tcp)"] == [(1, 1000.0), (256, 9000.0)]
