@@ -8,16 +8,23 @@ import { join } from 'node:path';
 import { root } from './lib.mjs';
 
 /**
- * @typedef {{ name: string, heading: string, steps: Array<[string, string[], object?]>, alone?: boolean }} Suite
+ * @typedef {{ name: string, heading: string, steps: Array<[string, string[], object?]>, alone?: boolean, light?: boolean }} Suite
  * `steps` run in order (an install, then the tests); the suite fails at the first step that does.
- * `alone` suites (a Ray cluster, whose start-up has timeouts) run one by one after all the others.
+ * `alone` suites (a Ray cluster, whose start-up has timeouts) run one by one after all the others,
+ * beside the `light` ones (a linter: one process, no servers), which wait for that phase so that the
+ * core an alone suite leaves free is not idle.
  */
 
 /** Runs `suites` in the order given, at most `jobs` at once; resolves to [{ name, status, secs }]. */
 export async function runSuites(suites, { jobs, logDir }) {
   const log = (suite) => join(logDir, `${suite.name.replace(/\W+/g, '-')}.log`);
-  const results = await pool(suites.filter((s) => !s.alone), jobs, (s) => runOne(s, log(s)));
-  return [...results, ...(await pool(suites.filter((s) => s.alone), 1, (s) => runOne(s, log(s))))];
+  const run = (s) => runOne(s, log(s));
+  const alone = suites.filter((s) => s.alone);
+  // Light suites wait for the alone phase only when there is one and a core to spare beside it.
+  const beside = alone.length > 0 && jobs > 1 ? suites.filter((s) => s.light && !s.alone) : [];
+  const results = await pool(suites.filter((s) => !s.alone && !beside.includes(s)), jobs, run);
+  const [last, light] = await Promise.all([pool(alone, 1, run), pool(beside, jobs - 1, run)]);
+  return [...results, ...light, ...last];
 }
 
 async function pool(items, jobs, run) {

@@ -38,14 +38,16 @@ const cache = (name) => join(root, 'node_modules', '.cache', name);
 
 /** A suite of one command (see suites.mjs). */
 const one = (name, heading, cmd, args, opts) => ({ name, heading, steps: [[cmd, args, opts]] });
+/** A linter's suite: one process, no servers, so it may run beside the Ray cluster (see suites.mjs). */
+const lint = (...args) => ({ ...one(...args), light: true });
 const core = { cwd: join(root, 'core') };
 const suites = [];
 const vitest = one('vitest', 'TypeScript (vitest)', 'npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report('vitest')}.json`], core);
 if (py) {
   // gem_ts's tests in four suites so that two cores share them out: the longest first, so that it
-  // never starts last; the Ray cluster runs alone, after the others. The quick tier runs only what
-  // the markers leave (no server, cluster, wheel build, doc block or peer) and not examples/tests
-  // (they train models).
+  // never starts last; the Ray cluster runs alone, after the others (beside the linters). The quick
+  // tier runs only what the markers leave (no server, cluster, wheel build, doc block or peer) and
+  // not examples/tests (they train models).
   const pytest = (name, heading, args, extra = {}) => ({ ...one(name, heading, py, ['-m', 'pytest', '-q', `--junit-xml=${report(name)}.xml`, ...args]), ...extra });
   if (quick) {
     suites.push(pytest('pytest gem_ts', 'Python: gem_ts (pytest)', ['-m', 'not server and not ray and not package and not docs and not peer', 'core/python/tests']));
@@ -59,17 +61,17 @@ if (py) {
 }
 if (!suites.includes(vitest)) suites.push(vitest);
 suites.push(
-  one('eslint', 'TypeScript: ESLint (core/eslint.config.js)', 'npx', ['eslint', '--cache', '--cache-location', cache('eslint/'), 'src', 'test', 'bench'], core),
-  one('dependency-cruiser', 'TypeScript: import layers (dependency-cruiser, core/.dependency-cruiser.cjs)', 'npx', ['depcruise', '--config', '.dependency-cruiser.cjs', '--output-type', 'err', 'src'], core),
-  one('tsc', 'TypeScript: tsc --noEmit', 'npx', ['tsc', '--noEmit', '--incremental', '--tsBuildInfoFile', cache('tsc.tsbuildinfo'), '-p', '.'], core),
+  lint('eslint', 'TypeScript: ESLint (core/eslint.config.js)', 'npx', ['eslint', '--cache', '--cache-location', cache('eslint/'), 'src', 'test', 'bench'], core),
+  lint('dependency-cruiser', 'TypeScript: import layers (dependency-cruiser, core/.dependency-cruiser.cjs)', 'npx', ['depcruise', '--config', '.dependency-cruiser.cjs', '--output-type', 'err', 'src'], core),
+  lint('tsc', 'TypeScript: tsc --noEmit', 'npx', ['tsc', '--noEmit', '--incremental', '--tsBuildInfoFile', cache('tsc.tsbuildinfo'), '-p', '.'], core),
 );
 if (py) {
   // ruff.toml and mypy.ini at the root; the packages: gem_ts and every adapter's gem_ts_* package.
-  suites.push(one('ruff', 'Python: ruff (core/python, adapters)', py, ['-m', 'ruff', 'check', 'core/python', 'adapters']));
+  suites.push(lint('ruff', 'Python: ruff (core/python, adapters)', py, ['-m', 'ruff', 'check', 'core/python', 'adapters']));
   const packages = adapterDirs().flatMap((d) => readdirSync(d).filter((f) => f.startsWith('gem_ts_') && !f.includes('.')).map((f) => join(d, f)));
-  suites.push(one('mypy', 'Python: mypy (core/python, adapters)', py, ['-m', 'mypy', '--config-file', 'mypy.ini', 'core/python/gem_ts', ...packages]));
+  suites.push(lint('mypy', 'Python: mypy (core/python, adapters)', py, ['-m', 'mypy', '--config-file', 'mypy.ini', 'core/python/gem_ts', ...packages]));
   const lintImports = ['-c', 'import sys; from importlinter.cli import lint_imports_command; sys.exit(lint_imports_command())'];
-  suites.push(one('import-linter', 'Python: import layers (import-linter, core/python/pyproject.toml)', py, [...lintImports, '--config', 'core/python/pyproject.toml']));
+  suites.push(lint('import-linter', 'Python: import layers (import-linter, core/python/pyproject.toml)', py, [...lintImports, '--config', 'core/python/pyproject.toml']));
 }
 // Each adapter in its own venv (their pins clash): the install is the suite's first step. verl's
 // suite is the longest (its imports), so it goes first.
