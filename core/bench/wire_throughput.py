@@ -249,8 +249,10 @@ async def bare_asyncio_floor(agents: int, seconds: float, wake_in_turn: bool = F
     """What asyncio itself costs per coroutine step, with no gem_ts and no server: `agents` coroutines
     each awaiting a future of its own, all resolved together by one callback a loop turn later (what a
     coalesced reply does), each then asking again. The ceiling of any one-coroutine-per-env client.
-    With `wake_in_turn`, each task is woken by that callback itself, as gem_ts.aio does, instead of
-    through ``set_result``'s ``call_soon``."""
+    With `wake_in_turn`, each task is woken by that callback itself (gem_ts.aio's ``resolve_in_turn``),
+    instead of through ``set_result``'s ``call_soon``."""
+    from gem_ts.aio import resolve_in_turn
+
     loop = asyncio.get_running_loop()
     waiting: List["asyncio.Future[Any]"] = []
     scheduled = [False]
@@ -259,15 +261,9 @@ async def bare_asyncio_floor(agents: int, seconds: float, wake_in_turn: bool = F
         scheduled[0] = False
         futs = waiting[:]
         waiting.clear()
+        resolve = resolve_in_turn if wake_in_turn else asyncio.Future.set_result
         for f in futs:
-            callbacks = f._callbacks if wake_in_turn else None  # type: ignore[attr-defined]
-            if callbacks:
-                callback, context = callbacks[0]
-                f.remove_done_callback(callback)
-                f.set_result(("observation", 0.0, False, False, {}))
-                context.run(callback, f)
-            else:
-                f.set_result(("observation", 0.0, False, False, {}))
+            resolve(f, ("observation", 0.0, False, False, {}))
 
     def ask() -> "asyncio.Future[Any]":
         f = loop.create_future()

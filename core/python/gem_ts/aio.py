@@ -189,18 +189,15 @@ class _Rows:
     (handle, env index, action, the future of the coroutine that asked); a reset's seed and options
     aside, by row, since they are rare."""
 
-    __slots__ = ("items", "reset_args", "used", "handles")
+    __slots__ = ("items", "reset_args", "used")
 
     def __init__(self) -> None:
         self.items: List[Tuple[int, int, Optional[str], "asyncio.Future[Any]"]] = []
         self.reset_args: Optional[Dict[int, Tuple[Any, Any]]] = None
         self.used = 0
-        #: The rows' handles, in order (set by ``call``).
-        self.handles: Tuple[int, ...] = ()
 
     def call(self) -> Call[List[Any]]:
         handles, indices, actions, _ = zip(*self.items)
-        self.handles = handles
         seeds: Optional[List[Optional[int]]] = None
         options: Optional[List[Optional[Dict[str, Any]]]] = None
         if self.reset_args:
@@ -347,7 +344,7 @@ class _Batch:
         rows = self.rows
         if not session.unknown_state:
             boot = session.boot_id
-            if {getattr(h, "boot_id", boot) for h in rows.handles} == {boot}:
+            if {getattr(h, "boot_id", boot) for h in self.call.header["rows"]["handle"]} == {boot}:
                 return  # the common case: every handle is of this server process, no env state unknown
         keep: List[int] = []
         for k, (h, i, action, fut) in enumerate(rows.items):
@@ -419,11 +416,8 @@ class _Batch:
                 fut = self.rows.items[int(e["row"])][3]
                 if not fut.done():
                     fut.set_exception(error_from_wire(e))
-        # Read by the socket's callback (no task running), each coroutine is woken here, in this turn: on
-        # stock asyncio, ``set_result`` would schedule each waiting task with ``call_soon`` (a ``Handle``
-        # and a pass of the loop's Python code per coroutine: ~1.7 µs of asyncio's ~4 µs per step). The
-        # future's one callback (its task's wake-up) is taken off, and run in its context, as the loop would.
-        now = _WAKE_IN_TURN and _current_task() is None
+        # Read by the socket's callback (no task running), each coroutine is woken here, in this turn.
+        resolve = resolve_in_turn if _WAKE_IN_TURN and _current_task() is None else _set_result
         for (_, _, action, fut), obs, reward, terminated, truncated, info in zip(
             self.rows.items, r["observation"], r["reward"], r["terminated"], r["truncated"], r["info"]
         ):
@@ -431,26 +425,36 @@ class _Batch:
                 calls.warn_past_end(info)
             if fut.done():
                 continue  # its coroutine was cancelled, or the row failed above
-            value = (obs, info) if action is None else (obs, float(reward), terminated, truncated, info)
-            callbacks = fut._callbacks if now else None
-            if callbacks is None or len(callbacks) != 1:
-                fut.set_result(value)
-                continue
-            callback, context = callbacks[0]
-            fut.remove_done_callback(callback)
-            fut.set_result(value)
-            try:
-                context.run(callback, fut)
-            except Exception as e:  # a task's wake-up never raises; a done-callback someone added may
-                fut.get_loop().call_exception_handler(
-                    {"message": "a done-callback of a gem_ts.aio future failed", "exception": e, "future": fut}
-                )
+            resolve(fut, (obs, info) if action is None else (obs, float(reward), terminated, truncated, info))
 
     def _fail(self, err: BaseException) -> None:
         self._ended()
         for *_, fut in self.rows.items:
             if not fut.done():
                 fut.set_exception(err)
+
+
+def _set_result(fut: "asyncio.Future[Any]", value: Any) -> None:
+    fut.set_result(value)
+
+
+def resolve_in_turn(fut: "asyncio.Future[Any]", value: Any) -> None:
+    """``fut.set_result(value)``, with its waiting task woken now rather than a loop turn later: on
+    stock asyncio, ``set_result`` schedules each done-callback with ``call_soon`` (a ``Handle`` and a
+    pass of the loop's Python code per coroutine: ~1.7 µs of asyncio's ~4 µs per step). The future's
+    one callback (its task's wake-up) is taken off and run in its own context, as the loop would run
+    it. Only where no task is running (a socket's reader callback) and ``_WAKE_IN_TURN`` holds."""
+    callbacks = fut._callbacks
+    if callbacks is None or len(callbacks) != 1:
+        fut.set_result(value)
+        return
+    callback, context = callbacks[0]
+    fut.remove_done_callback(callback)
+    fut.set_result(value)
+    try:
+        context.run(callback, fut)
+    except Exception as e:  # a task's wake-up never raises; a done-callback someone added may
+        fut.get_loop().call_exception_handler({"message": "a done-callback of a gem_ts.aio future failed", "exception": e, "future": fut})
 
 
 class _NothingToSend(Exception):

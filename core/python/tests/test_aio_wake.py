@@ -16,11 +16,17 @@ from gem_ts import aio
 EASY = "game:GuessTheNumber-v0-easy"
 
 
+async def _reset_envs(c: aio.AsyncClient, n: int) -> List[aio.AsyncSubEnv]:
+    """n made envs (long games: a step of `\\boxed{1000}` never ends one), each reset."""
+    envs = [await c.make(EASY, max_turns=100) for _ in range(n)]
+    await asyncio.gather(*[e.reset(seed=i) for i, e in enumerate(envs)])
+    return envs
+
+
 def test_coroutines_wake_in_the_turn_their_reply_is_read(server) -> None:
     async def main() -> None:
         async with await aio.connect(server.endpoint) as c:
-            envs = [await c.make(EASY, max_turns=100) for _ in range(4)]
-            await asyncio.gather(*[e.reset(seed=i) for i, e in enumerate(envs)])
+            envs = await _reset_envs(c, 4)
             order: List[str] = []
             inside: List[List[str]] = []
 
@@ -47,8 +53,7 @@ def test_coroutines_wake_in_the_turn_their_reply_is_read(server) -> None:
 def test_a_reply_read_inside_a_task_wakes_its_coroutines_too(server) -> None:
     async def main() -> None:
         async with await aio.connect(server.endpoint) as c:
-            envs = [await c.make(EASY, max_turns=100) for _ in range(3)]
-            await asyncio.gather(*[e.reset(seed=i) for i, e in enumerate(envs)])
+            envs = await _reset_envs(c, 3)
             tasks_ran: List[int] = []
             run = c._transport.run
 
@@ -72,8 +77,7 @@ def test_other_done_callbacks_run_and_one_that_raises_stops_no_row(server) -> No
         reported: List[Dict[str, Any]] = []
         loop.set_exception_handler(lambda _loop, context: reported.append(context))
         async with await aio.connect(server.endpoint) as c:
-            envs = [await c.make(EASY, max_turns=100) for _ in range(3)]
-            await asyncio.gather(*[e.reset(seed=i) for i, e in enumerate(envs)])
+            envs = await _reset_envs(c, 3)
             seen: List[float] = []
 
             def bad(fut: "asyncio.Future[Any]") -> None:
@@ -95,8 +99,7 @@ def test_other_done_callbacks_run_and_one_that_raises_stops_no_row(server) -> No
 def test_a_cancelled_coroutine_leaves_the_others_their_results(server) -> None:
     async def main() -> None:
         async with await aio.connect(server.endpoint) as c:
-            envs = [await c.make(EASY, max_turns=100) for _ in range(3)]
-            await asyncio.gather(*[e.reset(seed=i) for i, e in enumerate(envs)])
+            envs = await _reset_envs(c, 3)
             tasks = [asyncio.ensure_future(e.step("\\boxed{1000}")) for e in envs]
             await asyncio.sleep(0)  # each task is waiting on its row
             tasks[1].cancel()
