@@ -272,7 +272,7 @@ def test_make_pushes_an_inline_dataset(server) -> None:
 def test_runs_on_uvloop_as_on_asyncio(server) -> None:
     """vLLM's and SGLang's servers run on uvloop, and so may a trainer's agent loop: the same
     coroutines (own envs, sub-envs of a handle big enough to split a tick in parts) give the same
-    answers in the same number of requests on uvloop as on stock asyncio."""
+    answers on uvloop as on stock asyncio, every call coalesced into batch requests on both."""
     import uvloop  # the test extra installs it
 
     async def play() -> tuple:
