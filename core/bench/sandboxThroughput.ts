@@ -22,6 +22,7 @@
  *   npm run bench sandboxThroughput     (GEM_BENCH_SECONDS=3 per contender and in-flight count)
  *   GEM_BENCH_SKIP_GEM=1 …              (without the CodeEnv comparison)
  *   GEM_BENCH_CODE_ROUNDS=6 …           (turns of the CodeEnv comparison)
+ *   GEM_BENCH_CODE_ONLY=1 …             (the CodeEnv comparison alone, printed, no results file)
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -217,6 +218,12 @@ if (isolation.kind !== 'bwrap') {
   process.exit(1);
 }
 const load1 = loadavg()[0];
+if (process.env.GEM_BENCH_CODE_ONLY === '1') {
+  console.log(`code env only (1-minute load ${load1.toFixed(2)})`);
+  await codeEnvComparison();
+  await closeSharedSandbox();
+  process.exit(0);
+}
 const sandbox = new Sandbox();
 const viaSandbox: RunOnce = async () => {
   const r = await sandbox.run({ code: SNIPPET, timeoutMs: 10_000 });

@@ -30,7 +30,7 @@ import {
   type IsolationReport,
 } from './isolation.ts';
 import { resolvePythonRuntime, type PythonRuntime } from './pythonRuntime.ts';
-import { ZygoteProcess, type RunProfile, type ZygoteReply, type ZygoteSpawn } from './zygoteProcess.ts';
+import { ZygoteProcess, type RunProfile, type ZygoteReply, type ZygoteRequest, type ZygoteSpawn } from './zygoteProcess.ts';
 
 export const ZYGOTE_PATH = fileURLToPath(new URL('./zygote.py', import.meta.url));
 
@@ -92,6 +92,21 @@ export interface RunOptions {
   signal?: AbortSignal;
 }
 
+/** One run of a runEach call: its stdin and, optionally, its own stdout caps (as in RunOptions). */
+export interface EachInput {
+  stdin?: string;
+  stdoutKeepBytes?: number;
+  stdoutKillBytes?: number;
+}
+
+export interface RunEachOptions extends Omit<RunOptions, 'stdin' | 'stdoutKeepBytes' | 'stdoutKillBytes'> {
+  inputs: EachInput[];
+  /** Runs in flight at once (default 1). */
+  parallel?: number;
+  /** Start no run after one crashed, exited non-zero or was stopped. */
+  stopOnFailure?: boolean;
+}
+
 export type KilledReason = 'timeout' | 'cpu_limit' | 'memory_limit' | 'output_limit' | 'signal' | 'cancelled' | 'sandbox_error';
 
 export interface SandboxResult {
@@ -116,7 +131,7 @@ export const MAX_STDOUT_BYTES = 64 * 1024 * 1024;
 
 export const DEFAULT_PRELOAD = ['math', 'json', 're', 'collections', 'itertools', 'functools', 'heapq', 'bisect', 'string', 'random', 'fractions', 'decimal'];
 
-/** The most zygotes a pool starts with by default (one per core up to this) or grows to by reserve(). */
+/** The most zygotes a pool starts with by default (one per core up to this). */
 const MAX_DEFAULT_POOL = 8;
 
 const SIGNAL_NAMES: Record<number, string> = { 4: 'SIGILL', 6: 'SIGABRT', 7: 'SIGBUS', 8: 'SIGFPE', 9: 'SIGKILL', 11: 'SIGSEGV', 15: 'SIGTERM', 24: 'SIGXCPU', 25: 'SIGXFSZ' };
@@ -132,7 +147,7 @@ export class Sandbox {
   readonly limits: SandboxLimits;
   readonly runtime: PythonRuntime;
   readonly isolation: IsolationReport;
-  private poolSize: number;
+  private readonly poolSize: number;
   private readonly spawnSpec: ZygoteSpawn;
   private readonly idle: ZygoteProcess[] = [];
   private readonly all = new Set<ZygoteProcess>();
@@ -201,17 +216,6 @@ export class Sandbox {
     return this.poolSize;
   }
 
-  /**
-   * Lets the pool grow to `runs` zygotes (at most 8), for a caller that keeps that many runs in flight
-   * (a code env grading a reply's tests `max_workers` at a time). On a machine with fewer cores the
-   * extra zygotes still pay: a run spends part of its time where no core works for it (the reply's
-   * trip through Node, the runner's exit), and a third run fills that. Returns the pool's size.
-   */
-  reserve(runs: number): number {
-    if (Number.isFinite(runs)) this.poolSize = Math.max(this.poolSize, Math.min(MAX_DEFAULT_POOL, Math.floor(runs)));
-    return this.poolSize;
-  }
-
   /** Whether each run also gets its own namespaces (pid, mount, IPC, user); known after the first start. */
   get perRunNamespaces(): boolean | undefined {
     return this.runNamespaces;
@@ -269,44 +273,90 @@ export class Sandbox {
 
   /** Runs `code`; never throws for anything the code does (only for a sandbox that cannot start). */
   async run(opts: RunOptions): Promise<SandboxResult> {
-    if (typeof opts.code !== 'string') throw new GemError('INVALID_OPTIONS', 'runSandboxed: `code` must be a string.');
-    const timeoutMs = opts.timeoutMs ?? this.limits.timeoutMs;
-    const memoryMb = opts.memoryMb ?? this.limits.memoryMb;
-    const cpuSeconds = opts.cpuSeconds ?? this.limits.cpuSeconds ?? Math.ceil(timeoutMs / 1000);
-    validateLimits({ ...this.limits, timeoutMs, memoryMb, cpuSeconds });
+    const lim = this.runLimits(opts);
     const stdoutKeep = stdoutCap('stdoutKeepBytes', opts.stdoutKeepBytes);
     const stdoutKill = stdoutCap('stdoutKillBytes', opts.stdoutKillBytes);
-    opts.signal?.throwIfAborted();
-    const z = await this.acquire();
-    let reply: ZygoteReply;
     const sentUs = monotonicUs();
-    try {
-      reply = await z.run(
-        {
-          code: opts.code,
-          stdin: opts.stdin ?? '',
-          timeout_ms: timeoutMs,
-          cpu_s: cpuSeconds,
-          memory_mb: memoryMb,
-          max_procs: this.limits.maxProcesses,
-          max_file_bytes: this.limits.maxFileBytes,
-          max_output_bytes: this.limits.maxOutputBytes,
-          kill_output_bytes: this.limits.killOutputBytes,
-          stdout_keep_bytes: stdoutKeep,
-          stdout_kill_bytes: stdoutKill,
-        },
-        timeoutMs + 10_000,
-        opts.signal,
-      );
-    } finally {
-      this.release(z);
-    }
-    const result = this.toResult(reply, { timeoutMs, memoryMb, cpuSeconds, stdoutKill: stdoutKill ?? this.limits.killOutputBytes });
+    const reply = await this.ask(
+      { ...this.request(opts.code, lim), stdin: opts.stdin ?? '', stdout_keep_bytes: stdoutKeep, stdout_kill_bytes: stdoutKill },
+      lim.timeoutMs + 10_000,
+      opts.signal,
+    );
+    const result = this.toResult(reply, { ...lim, stdoutKill: stdoutKill ?? this.limits.killOutputBytes });
     if (reply.profile) {
       const marks: Array<[string, number]> = [['node sent the request', sentUs], ...reply.profile.marks, ['node got the reply', monotonicUs()]];
       result.profile = { marks: marks.sort((a, b) => a[1] - b[1]), cpu_us: reply.profile.cpu_us };
     }
     return result;
+  }
+
+  /**
+   * Runs `code` once per input (a code env's tests), each run a process of its own with its own
+   * stdin, streams, folder, limits and timeout, as `run` would, but all of them inside one run's
+   * namespaces: one request and one sandbox set-up for all, `parallel` processes at a time, in order.
+   * The runs share nothing another call could reach (see zygote.py's run_each). Returns the results
+   * of the runs that happened, in input order: all of them, or with `stopOnFailure` those started
+   * before one crashed, exited non-zero or was stopped (and those in flight then). A call that could
+   * not run at all (cancelled, the sandbox failed) answers one result saying why, for the first input.
+   */
+  async runEach(opts: RunEachOptions): Promise<SandboxResult[]> {
+    const lim = this.runLimits(opts);
+    if (!Array.isArray(opts.inputs) || opts.inputs.length === 0) {
+      throw new GemError('INVALID_OPTIONS', 'runEach: `inputs` must be a non-empty array.');
+    }
+    const parallel = opts.parallel ?? 1;
+    if (!Number.isInteger(parallel) || parallel < 1 || parallel > 64) {
+      throw new GemError('INVALID_OPTIONS', `runEach: 'parallel' must be a whole number in [1, 64], got ${String(parallel)}.`);
+    }
+    const tests = opts.inputs.map((input, i) => ({
+      stdin: input.stdin ?? '',
+      stdout_keep_bytes: stdoutCap(`inputs[${i}].stdoutKeepBytes`, input.stdoutKeepBytes),
+      stdout_kill_bytes: stdoutCap(`inputs[${i}].stdoutKillBytes`, input.stdoutKillBytes),
+    }));
+    // As the zygote bounds it: a timeout per wave of `parallel` runs, and one wave more.
+    const waves = Math.ceil(tests.length / Math.min(parallel, tests.length)) + 1;
+    const reply = await this.ask(
+      { ...this.request(opts.code, lim), tests, parallel, stop_on_failure: opts.stopOnFailure ?? false },
+      waves * lim.timeoutMs + 12_000,
+      opts.signal,
+    );
+    const killAt = (i: number) => tests[i].stdout_kill_bytes ?? this.limits.killOutputBytes;
+    if (reply.tests?.length) return reply.tests.map((r, i) => this.toResult(r, { ...lim, stdoutKill: killAt(i) }));
+    return [this.toResult({ ...reply, error: reply.error ?? (reply.cancelled ? undefined : 'the run reported no result') }, { ...lim, stdoutKill: killAt(0) })];
+  }
+
+  /** A run's time, memory and CPU limits (the sandbox's, unless the call sets them), checked. */
+  private runLimits(opts: { code: string; timeoutMs?: number; memoryMb?: number; cpuSeconds?: number; signal?: AbortSignal }) {
+    if (typeof opts.code !== 'string') throw new GemError('INVALID_OPTIONS', 'runSandboxed: `code` must be a string.');
+    const timeoutMs = opts.timeoutMs ?? this.limits.timeoutMs;
+    const memoryMb = opts.memoryMb ?? this.limits.memoryMb;
+    const cpuSeconds = opts.cpuSeconds ?? this.limits.cpuSeconds ?? Math.ceil(timeoutMs / 1000);
+    validateLimits({ ...this.limits, timeoutMs, memoryMb, cpuSeconds });
+    opts.signal?.throwIfAborted();
+    return { timeoutMs, memoryMb, cpuSeconds };
+  }
+
+  private request(code: string, lim: { timeoutMs: number; memoryMb: number; cpuSeconds: number }): Omit<ZygoteRequest, 'id'> {
+    return {
+      code,
+      timeout_ms: lim.timeoutMs,
+      cpu_s: lim.cpuSeconds,
+      memory_mb: lim.memoryMb,
+      max_procs: this.limits.maxProcesses,
+      max_file_bytes: this.limits.maxFileBytes,
+      max_output_bytes: this.limits.maxOutputBytes,
+      kill_output_bytes: this.limits.killOutputBytes,
+    };
+  }
+
+  /** Sends one request to a zygote of the pool (waiting for one to be free). */
+  private async ask(req: Omit<ZygoteRequest, 'id'>, watchdogMs: number, signal?: AbortSignal): Promise<ZygoteReply> {
+    const z = await this.acquire();
+    try {
+      return await z.run(req, watchdogMs, signal);
+    } finally {
+      this.release(z);
+    }
   }
 
   private toResult(r: ZygoteReply, lim: { timeoutMs: number; memoryMb: number; cpuSeconds: number; stdoutKill: number }): SandboxResult {
@@ -422,4 +472,9 @@ export async function closeSharedSandbox(): Promise<void> {
 /** Runs Python code in the shared sandbox. See Sandbox.run. */
 export function runSandboxed(opts: RunOptions): Promise<SandboxResult> {
   return getSharedSandbox().run(opts);
+}
+
+/** Runs Python code once per input in the shared sandbox. See Sandbox.runEach. */
+export function runSandboxedEach(opts: RunEachOptions): Promise<SandboxResult[]> {
+  return getSharedSandbox().runEach(opts);
 }

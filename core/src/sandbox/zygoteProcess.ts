@@ -9,7 +9,12 @@ import { GemError } from '../core/errors.ts';
 export interface ZygoteRequest {
   id: number;
   code: string;
-  stdin: string;
+  stdin?: string;
+  /** Instead of `stdin`: run the code once per test, each in a process of its own (zygote.py's run_each). */
+  tests?: Array<{ stdin: string; stdout_keep_bytes?: number; stdout_kill_bytes?: number }>;
+  /** With `tests`: how many run at once, and whether none starts after one failed on its own. */
+  parallel?: number;
+  stop_on_failure?: boolean;
   timeout_ms: number;
   cpu_s: number;
   memory_mb: number;
@@ -35,6 +40,8 @@ export interface ZygoteReply {
   flooded?: 'stdout' | 'stderr' | null;
   error?: string | null;
   wall_ms?: number;
+  /** For a request with `tests`: the results of the tests that ran, in order. */
+  tests?: ZygoteReply[];
   /** With GEM_PROFILE=1: when each process of the run reached each step, and CPU used so far. */
   profile?: RunProfile | null;
   /** Set by us (not the zygote) when the caller aborted the run. */

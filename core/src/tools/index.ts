@@ -1,7 +1,7 @@
 /** Public surface of the tools: the Tool interfaces, the tool wrapper, and each tool. */
 export * from './tool.ts';
 export * from './toolEnvWrapper.ts';
-export { Sandbox, runSandboxed, getSharedSandbox, closeSharedSandbox, DEFAULT_LIMITS, type SandboxOptions, type SandboxLimits, type RunOptions, type SandboxResult, type KilledReason } from '../sandbox/sandbox.ts';
+export { Sandbox, runSandboxed, runSandboxedEach, getSharedSandbox, closeSharedSandbox, DEFAULT_LIMITS, type SandboxOptions, type SandboxLimits, type RunOptions, type RunEachOptions, type EachInput, type SandboxResult, type KilledReason } from '../sandbox/sandbox.ts';
 export { PythonCodeTool, PYTHON_TOOL_INSTRUCTIONS, type PythonCodeToolOptions } from './python/pythonCodeTool.ts';
 export { detectIsolation, findBwrap, type IsolationKind, type IsolationReport } from '../sandbox/isolation.ts';
 export { SearchTool, SEARCH_TOOL_INSTRUCTIONS, formatHits, type SearchToolOptions } from './search/searchTool.ts';

@@ -188,15 +188,111 @@ describe.skipIf(!bwrapWorks() || !canDropToNobody)('Sandbox run by an unprivileg
   });
 });
 
-describe('Sandbox.reserve', () => {
-  it('grows the pool to the runs a caller keeps in flight, up to 8, and never shrinks it', async () => {
-    const sb = new Sandbox({ bwrap: null, allowUnsandboxed: true, poolSize: 2 });
-    expect(sb.size).toBe(2);
-    expect(sb.reserve(5)).toBe(5);
-    expect(sb.reserve(3)).toBe(5);
-    expect(sb.reserve(64)).toBe(8);
-    expect(sb.reserve(Number.NaN)).toBe(8);
-    await sb.close();
+describe.skipIf(!bwrapWorks())('Sandbox.runEach: one program, a process per input', () => {
+  const sb = new Sandbox({ poolSize: 2, timeoutMs: 4000 });
+  afterAll(() => sb.close());
+  const inputs = (...stdins: string[]) => stdins.map((stdin) => ({ stdin }));
+
+  it('runs each input in a process of its own, in input order, each with its own stdin, folder and exit code', async () => {
+    const code = [
+      'import os, sys',
+      'x = sys.stdin.read().strip()',
+      'before = sorted(os.listdir("."))',
+      'open("mine", "w").write(x)',
+      'print(x, os.getpid(), os.path.basename(os.getcwd()), before)',
+      'sys.exit(int(x))',
+    ].join('\n');
+    const rs = await sb.runEach({ code, inputs: inputs('0', '3', '0', '7'), parallel: 1 });
+    expect(rs.map((r) => r.exitCode)).toEqual([0, 3, 0, 7]);
+    const seen = rs.map((r) => r.stdout.trim().split(' '));
+    expect(seen.map((s) => s[0])).toEqual(['0', '3', '0', '7']);
+    expect(new Set(seen.map((s) => s[1])).size).toBe(4);
+    expect(new Set(seen.map((s) => s[2])).size).toBe(4);
+    // No test finds a file an earlier one wrote.
+    expect(seen.map((s) => s.slice(3).join(' '))).toEqual(['[]', '[]', '[]', '[]']);
+  });
+
+  it('keeps at most `parallel` processes running at once', async () => {
+    // Each test marks itself alive in the shared scratch root, waits, and counts the marks it sees.
+    const code = [
+      'import os, sys, time',
+      'mark = "/tmp/alive-" + sys.stdin.read().strip()',
+      'open(mark, "w").close()',
+      'time.sleep(0.4)',
+      'print(len([f for f in os.listdir("/tmp") if f.startswith("alive-")]))',
+      'os.unlink(mark)',
+    ].join('\n');
+    const rs = await sb.runEach({ code, inputs: inputs('a', 'b', 'c', 'd', 'e', 'f'), parallel: 3 });
+    const counts = rs.map((r) => Number(r.stdout));
+    expect(rs.every((r) => r.exitCode === 0)).toBe(true);
+    expect(Math.max(...counts)).toBe(3);
+  });
+
+  it('with stopOnFailure starts no input after one crashed; without it runs them all', async () => {
+    const code = 'x = input()\nif x == "boom":\n    raise ValueError(x)\nprint(x)';
+    const stopped = await sb.runEach({ code, inputs: inputs('a', 'boom', 'c', 'd'), parallel: 1, stopOnFailure: true });
+    expect(stopped.map((r) => r.exitCode)).toEqual([0, 1]);
+    expect(stopped[1].stderr).toMatch(/ValueError: boom/);
+    const all = await sb.runEach({ code, inputs: inputs('a', 'boom', 'c', 'd'), parallel: 1 });
+    expect(all.map((r) => r.stdout)).toEqual(['a\n', '', 'c\n', 'd\n']);
+  });
+
+  it('gives each input its own timeout and stdout caps', async () => {
+    const code = 'import time\nx = float(input())\ntime.sleep(x)\nprint("z" * 5000)';
+    const rs = await sb.runEach({
+      code,
+      inputs: [{ stdin: '0' }, { stdin: '5' }, { stdin: '0', stdoutKeepBytes: 1000, stdoutKillBytes: 1000 }, { stdin: '0' }],
+      timeoutMs: 1000,
+      parallel: 2,
+    });
+    expect(rs.map((r) => r.killedReason)).toEqual([undefined, 'timeout', 'output_limit', undefined]);
+    expect(rs[1].stderr).toBe('Execution timed out after 1 seconds.');
+    expect(rs[2].flooded).toBe('stdout');
+    expect(rs[3].stdout).toBe(`${'z'.repeat(5000)}\n`);
+  });
+
+  it('ends what a run left running when it exits, so the run does not wait for it nor does it outlive the run', async () => {
+    // The first input leaves a child appending to a file every 20 ms; the next looks whether it still grows.
+    const code = [
+      'import os, sys, time',
+      'if input() == "leave":',
+      '    if os.fork() == 0:',
+      '        while True:',
+      '            open("/tmp/stray", "a").write("x")',
+      '            time.sleep(0.02)',
+      '    time.sleep(0.1)',
+      '    print("left")',
+      'else:',
+      '    a = os.path.getsize("/tmp/stray")',
+      '    time.sleep(0.2)',
+      '    print(a > 0, os.path.getsize("/tmp/stray") - a)',
+    ].join('\n');
+    const rs = await sb.runEach({ code, inputs: inputs('leave', 'look'), parallel: 1, timeoutMs: 3000 });
+    expect(rs.map((r) => r.stdout)).toEqual(['left\n', 'True 0\n']);
+    expect(rs[0].killedReason).toBeUndefined();
+  });
+
+  it('answers a call whose zygote dies, or that is cancelled, with one result saying so, and serves the next call', async () => {
+    const slow = 'import time\ntime.sleep(5)';
+    const pending = sb.runEach({ code: slow, inputs: inputs('', '') });
+    await new Promise((r) => setTimeout(r, 300));
+    const zygotes = [...(sb as unknown as { all: Set<{ busy: boolean; kill(): void }> }).all];
+    zygotes.find((z) => z.busy)!.kill();
+    const died = await pending;
+    expect(died).toHaveLength(1);
+    expect(died[0]).toMatchObject({ killedReason: 'sandbox_error', exitCode: null });
+    const ac = new AbortController();
+    const cancelled = sb.runEach({ code: slow, inputs: inputs('', ''), signal: ac.signal });
+    setTimeout(() => ac.abort(), 300);
+    expect(await cancelled).toEqual([expect.objectContaining({ killedReason: 'cancelled', stderr: 'The run was cancelled.' })]);
+    expect((await sb.runEach({ code: 'print(input())', inputs: inputs('x', 'y') })).map((r) => r.stdout)).toEqual(['x\n', 'y\n']);
+  });
+
+  it('rejects bad options with a clear error', async () => {
+    await expect(sb.runEach({ code: 'pass', inputs: [] })).rejects.toMatchObject({ code: 'INVALID_OPTIONS', message: /inputs/ });
+    await expect(sb.runEach({ code: 'pass', inputs: inputs(''), parallel: 0 })).rejects.toMatchObject({ code: 'INVALID_OPTIONS', message: /parallel/ });
+    await expect(sb.runEach({ code: 'pass', inputs: [{ stdoutKillBytes: -1 }] })).rejects.toMatchObject({ message: /inputs\[0\]\.stdoutKillBytes/ });
+    await expect(sb.runEach({ code: 1 as never, inputs: inputs('') })).rejects.toBeInstanceOf(GemError);
   });
 });
 
@@ -214,6 +310,8 @@ describe('Sandbox without bubblewrap', () => {
       const t = await sb.run({ code: 'while True: pass', timeoutMs: 800 });
       expect(t.timedOut).toBe(true);
       expect((await sb.run({ code: 'print("again")' })).stdout).toBe('again\n');
+      const each = await sb.runEach({ code: 'import os\nprint(input(), os.path.basename(os.getcwd()))', inputs: [{ stdin: 'a' }, { stdin: 'b' }], parallel: 2 });
+      expect(each.map((e) => e.stdout)).toEqual(['a test-0\n', 'b test-1\n']);
     } finally {
       await sb.close();
     }

@@ -29,6 +29,27 @@ runners = [p for p, pp in parent.items() if pp in zygotes]
 others = set(parent) - {me} - set(inits) - set(zygotes) - set(runners)
 print(json.dumps({"files": sorted(os.listdir(".")), "inits": len(inits), "zygotes": len(zygotes), "runners": len(runners), "others": len(others)}))`;
 
+/**
+ * After every attack: the same sandbox still runs code, in an empty scratch dir, and nothing of an
+ * earlier run is left. Where a run sees the zygote's processes (gem-ts runs as root), those are
+ * bubblewrap's init, the zygote and its runners (this run's and the one made ahead), nothing
+ * else: no orphan, no child of a runner. With a /proc of its own (an unprivileged user) a run sees
+ * only itself.
+ */
+async function expectCleanNextRun(sb: Sandbox): Promise<void> {
+  const r = await sb.run({ code: PROCESS_TREE });
+  expect(r.exitCode).toBe(0);
+  const seen = JSON.parse(r.stdout) as { files: string[]; inits: number; zygotes: number; others: number; runners: number };
+  expect(seen.files).toEqual([]);
+  expect(seen.others).toBe(0);
+  if (seen.inits + seen.zygotes > 0) {
+    expect(seen).toMatchObject({ inits: 1, zygotes: 1 });
+    // This run's runner, and the next run's made ahead (or being made).
+    expect(seen.runners).toBeGreaterThanOrEqual(1);
+    expect(seen.runners).toBeLessThanOrEqual(2);
+  }
+}
+
 describe.skipIf(!bwrapWorks())('sandbox security across runs in flight', () => {
   const pool = new Sandbox({ poolSize: 2, timeoutMs: 8000 });
   afterAll(() => pool.close());
@@ -76,27 +97,6 @@ describe.skipIf(!bwrapWorks())('sandbox security', () => {
     await new Promise((r) => server.close(r));
   });
 
-  /**
-   * After every attack: the same sandbox still runs code, in an empty scratch dir, and nothing of an
-   * earlier run is left. Where a run sees the zygote's processes (gem-ts runs as root), those are
-   * bubblewrap's init, the zygote and its runners (this run's and the one made ahead), nothing
-   * else: no orphan, no child of a runner. With a /proc of its own (an unprivileged user) a run sees
-   * only itself.
-   */
-  async function expectCleanNextRun(): Promise<void> {
-    const r = await sb.run({ code: PROCESS_TREE });
-    expect(r.exitCode).toBe(0);
-    const seen = JSON.parse(r.stdout) as { files: string[]; inits: number; zygotes: number; others: number; runners: number };
-    expect(seen.files).toEqual([]);
-    expect(seen.others).toBe(0);
-    if (seen.inits + seen.zygotes > 0) {
-      expect(seen).toMatchObject({ inits: 1, zygotes: 1 });
-      // This run's runner, and the next run's made ahead (or being made).
-      expect(seen.runners).toBeGreaterThanOrEqual(1);
-      expect(seen.runners).toBeLessThanOrEqual(2);
-    }
-  }
-
   function expectFailedWith(r: SandboxResult, pattern: RegExp): void {
     expect(r.exitCode).not.toBe(0);
     expect(r.stderr).toMatch(pattern);
@@ -112,7 +112,7 @@ describe.skipIf(!bwrapWorks())('sandbox security', () => {
     const dns = await sb.run({ code: 'import socket\nprint(socket.gethostbyname("example.com"))' });
     expectFailedWith(dns, /gaierror|Temporary failure|Name or service/);
     expect(hits).toBe(0);
-    await expectCleanNextRun();
+    await expectCleanNextRun(sb);
   });
 
   it("cannot read the host's files: the repository, /etc, home folders", async () => {
@@ -122,7 +122,7 @@ describe.skipIf(!bwrapWorks())('sandbox security', () => {
       const r = await sb.run({ code: `import os\np = ${JSON.stringify(path)}\nprint(os.listdir(p) if os.path.isdir(p) else open(p).read())` });
       expectFailedWith(r, /FileNotFoundError|PermissionError/);
     }
-    await expectCleanNextRun();
+    await expectCleanNextRun(sb);
   });
 
   it('cannot write outside its scratch dir, and the scratch dir is bounded', async () => {
@@ -148,7 +148,7 @@ describe.skipIf(!bwrapWorks())('sandbox security', () => {
       code: 'i = 0\nwhile True:\n    open(f"f{i}", "wb").write(b"x" * 4_000_000)\n    i += 1',
     });
     expectFailedWith(fill, /No space left on device|File too large/);
-    await expectCleanNextRun();
+    await expectCleanNextRun(sb);
   });
 
   it('survives a fork bomb and leaves no process behind', async () => {
@@ -158,7 +158,7 @@ describe.skipIf(!bwrapWorks())('sandbox security', () => {
     });
     expect(r.killedReason).toBe('timeout');
     expect(r.stderr).toContain('Execution timed out after 2 seconds.');
-    await expectCleanNextRun();
+    await expectCleanNextRun(sb);
   });
 
   it('stops code that allocates without end', async () => {
@@ -168,7 +168,7 @@ describe.skipIf(!bwrapWorks())('sandbox security', () => {
     // One huge allocation at once, from C.
     const big = await sb.run({ code: 'x = bytearray(8 * 1024 ** 3)' });
     expect(big.killedReason).toBe('memory_limit');
-    await expectCleanNextRun();
+    await expectCleanNextRun(sb);
   });
 
   it('stops an endless loop on the wall clock and on CPU time', async () => {
@@ -179,7 +179,7 @@ describe.skipIf(!bwrapWorks())('sandbox security', () => {
     const cpu = await sb.run({ code: 'while True:\n    pass', timeoutMs: 8000, cpuSeconds: 1 });
     expect(cpu.killedReason).toBe('cpu_limit');
     expect(cpu.stderr).toContain('CPU time limit exceeded (1 s).');
-    await expectCleanNextRun();
+    await expectCleanNextRun(sb);
   });
 
   it('stops a program that prints 100 MB, quickly, keeping the head', async () => {
@@ -190,7 +190,7 @@ describe.skipIf(!bwrapWorks())('sandbox security', () => {
     expect(r.stdout).toMatch(/^y+$/);
     expect(r.truncated).toBe(true);
     expect(r.wallMs).toBeLessThan(3000);
-    await expectCleanNextRun();
+    await expectCleanNextRun(sb);
   });
 
   it('cannot kill its parent, its process group, or everything it can see', async () => {
@@ -204,7 +204,7 @@ describe.skipIf(!bwrapWorks())('sandbox security', () => {
       // The code can only hurt itself: it is killed (and told so), or the kill fails or does nothing.
       if (r.killedReason) expect(r.stderr).toMatch(/killed by signal SIGKILL/);
       else expect(r.stdout + r.stderr).toMatch(/still here|ProcessLookupError|PermissionError/);
-      await expectCleanNextRun();
+      await expectCleanNextRun(sb);
     }
   });
 
@@ -220,7 +220,7 @@ describe.skipIf(!bwrapWorks())('sandbox security', () => {
       ].join('\n'),
     });
     expect(r.stdout).toBe("['0000000000000000', '0000000000000000', '0000000000000000', '0000000000000000'] (-1, 1) (-1, 1)\n");
-    await expectCleanNextRun();
+    await expectCleanNextRun(sb);
   });
 
   it("cannot reach any other process's files, memory or descriptors, nor signal it", async () => {
@@ -260,7 +260,7 @@ describe.skipIf(!bwrapWorks())('sandbox security', () => {
     });
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe('True [] []\n');
-    await expectCleanNextRun();
+    await expectCleanNextRun(sb);
   });
 
   it('is stopped, with everything it started, even after clearing its parent-death signal', async () => {
@@ -269,12 +269,87 @@ describe.skipIf(!bwrapWorks())('sandbox security', () => {
       timeoutMs: 1000,
     });
     expect(r.killedReason).toBe('timeout');
-    await expectCleanNextRun();
+    await expectCleanNextRun(sb);
   });
 
   it('cannot talk to the zygote through inherited descriptors', async () => {
     const r = await sb.run({ code: 'import os\nprint(sorted(int(f) for f in os.listdir("/proc/self/fd")))' });
     // 0-2 and the descriptor listdir itself opened.
     expect(JSON.parse(r.stdout)).toEqual([0, 1, 2, 3]);
+  });
+});
+
+describe.skipIf(!bwrapWorks())('sandbox security of runEach (a process per input, inside one run)', () => {
+  const sb = new Sandbox({ poolSize: 2, timeoutMs: 4000, memoryMb: 512 });
+  afterAll(() => sb.close());
+
+  it('an input\'s run cannot signal, trace or read the memory of the process that starts the runs; the later inputs still run', async () => {
+    const code = [
+      'import ctypes, os, signal',
+      'libc = ctypes.CDLL(None, use_errno=True)',
+      'parent = os.getppid()',
+      'if input() == "attack":',
+      '    for sig in (signal.SIGKILL, signal.SIGTERM, signal.SIGINT, signal.SIGSEGV, signal.SIGXCPU, signal.SIGUSR1):',
+      '        try:',
+      '            os.kill(parent, sig)',
+      '        except OSError:',
+      '            pass',
+      '    traced = libc.ptrace(16, parent, 0, 0), ctypes.get_errno()',
+      '    class iovec(ctypes.Structure):',
+      '        _fields_ = [("base", ctypes.c_void_p), ("len", ctypes.c_size_t)]',
+      '    buf = ctypes.create_string_buffer(8)',
+      '    local, remote = iovec(ctypes.cast(buf, ctypes.c_void_p), 8), iovec(0x400000, 8)',
+      '    libc.process_vm_readv.restype = ctypes.c_ssize_t',
+      '    read = libc.process_vm_readv(parent, ctypes.byref(local), 1, ctypes.byref(remote), 1, 0), ctypes.get_errno()',
+      '    print(traced, read)',
+      'else:',
+      '    print("still served")',
+    ].join('\n');
+    const rs = await sb.runEach({ code, inputs: [{ stdin: 'attack' }, { stdin: 'after' }], parallel: 1 });
+    expect(sb.perRunNamespaces).toBe(true);
+    // EPERM for both: the starter is not dumpable, and a run holds no capability.
+    expect(rs.map((r) => r.stdout)).toEqual(['(-1, 1) (-1, 1)\n', 'still served\n']);
+    await expectCleanNextRun(sb);
+  });
+
+  it("one call's runs see neither the files nor the processes of another call's runs", async () => {
+    const writer = sb.runEach({ code: 'import time\nopen("secret-of-a", "w").write("x")\nopen("/tmp/secret-of-a2", "w").write("x")\nprint("a wrote")\ntime.sleep(1.5)', inputs: [{}, {}], parallel: 2 });
+    await new Promise((r) => setTimeout(r, 400));
+    const looker = await sb.runEach({
+      code: [
+        'import os',
+        'found = [f for d in (".", "/tmp") for f in os.listdir(d) if "secret" in f]',
+        'for p in os.listdir("/proc"):',
+        '    if p.isdigit():',
+        '        for sub in ("root/tmp", "cwd"):',
+        '            try:',
+        '                found += [f"{p}:{f}" for f in os.listdir(f"/proc/{p}/{sub}") if "secret" in f]',
+        '            except OSError:',
+        '                pass',
+        'print(found)',
+      ].join('\n'),
+      inputs: [{}],
+    });
+    expect(looker[0].stdout).toBe('[]\n');
+    expect((await writer).map((r) => r.stdout)).toEqual(['a wrote\n', 'a wrote\n']);
+  });
+
+  it('runs hold no capability and no descriptor but their standard streams', async () => {
+    const code = [
+      'import os',
+      'caps = [l.split()[1] for l in open("/proc/self/status") if l.startswith(("CapEff", "CapPrm", "CapBnd", "CapAmb"))]',
+      'print(caps, sorted(int(f) for f in os.listdir("/proc/self/fd")))',
+    ].join('\n');
+    const rs = await sb.runEach({ code, inputs: [{}, {}], parallel: 2 });
+    const zero = '0000000000000000';
+    for (const r of rs) expect(r.stdout).toBe(`['${zero}', '${zero}', '${zero}', '${zero}'] [0, 1, 2, 3]\n`);
+  });
+
+  it('a fork bomb in one input is contained, the other inputs run, and nothing is left for the next call', async () => {
+    const code = 'import os\nif input() == "bomb":\n    while True:\n        try:\n            os.fork()\n        except OSError:\n            pass\nprint("fine")';
+    const rs = await sb.runEach({ code, inputs: [{ stdin: 'bomb' }, { stdin: 'x' }, { stdin: 'y' }], parallel: 2, timeoutMs: 1500 });
+    expect(rs[0].killedReason).toBe('timeout');
+    expect(rs.slice(1).map((r) => r.stdout)).toEqual(['fine\n', 'fine\n']);
+    await expectCleanNextRun(sb);
   });
 });

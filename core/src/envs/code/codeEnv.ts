@@ -13,11 +13,11 @@ import { DatasetEnv, requireText, type Graded } from '../../data/datasetEnv.ts';
 import type { DatasetSource } from '../../data/datasetSource.ts';
 import { datasetOptionFields, datasetSourceFor } from '../../data/datasetOptions.ts';
 import { lastCodeBlock, parseTestCases, selectTests, type TestCase } from '../../data/graders/code/testCases.ts';
-import { runTests, type RunProgram } from '../../data/graders/code/runTests.ts';
+import { runTests, type RunEach } from '../../data/graders/code/runTests.ts';
 import type { TaskDatasetEntry } from '../../data/taskCatalog.ts';
 import type { EnvRegistry } from '../../registry/registry.ts';
 import type { AttributeTable } from '../../core/envAttributes.ts';
-import { getSharedSandbox, runSandboxed } from '../../sandbox/sandbox.ts';
+import { runSandboxedEach } from '../../sandbox/sandbox.ts';
 
 export const CODE_FORMAT_ERROR_REWARD = -0.1;
 
@@ -53,7 +53,7 @@ export class CodeEnv extends DatasetEnv<CodeProblem> {
     seed: number,
     source?: DatasetSource,
     /** Where programs run; the shared sandbox by default (tests may inject another runner). */
-    private readonly runProgram: RunProgram = runSandboxed,
+    private readonly runProgram: RunEach = runSandboxedEach,
   ) {
     super({ source: source ?? datasetSourceFor(entry, options), seed, shuffle: !options.eval });
   }
@@ -79,8 +79,6 @@ export class CodeEnv extends DatasetEnv<CodeProblem> {
       timeoutMs: this.options.timeout * 1000,
       memoryMb: this.options.memory_mb,
       concurrency: this.options.max_workers,
-      // The shared sandbox keeps a zygote for each test in flight (up to 8), cores or not.
-      parallel: this.runProgram === runSandboxed ? getSharedSandbox().reserve(this.options.max_workers) : undefined,
     });
     const correct = summary.passed === summary.total;
     const info: Record<string, unknown> = { correct, tests_passed: summary.passed, tests_total: summary.total };

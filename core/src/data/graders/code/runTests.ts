@@ -4,16 +4,19 @@
  * stripping whitespace at both ends (GEM's rule, with Python's whitespace set). Nothing the program
  * does can throw here: crashes, timeouts, memory or output blow-ups are failures.
  *
+ * All of a reply's tests go to the sandbox as one runEach call: one request and one sandbox set-up,
+ * each test still a process of its own. The expected outputs stay here: the sandbox stops at a test
+ * that crashed or was stopped, and the outputs are compared when the call returns.
+ *
  * Output limits never decide a verdict silently: each run may keep as much stdout as its expected
  * output could need (stdoutBudget), so a correct program with a large output is compared whole, and
  * a program that writes past that budget is stopped and fails with the reason said.
  */
-import { availableParallelism } from 'node:os';
-import { DEFAULT_LIMITS, MAX_STDOUT_BYTES, type RunOptions, type SandboxResult } from '../../../sandbox/sandbox.ts';
+import { DEFAULT_LIMITS, MAX_STDOUT_BYTES, type EachInput, type RunEachOptions, type SandboxResult } from '../../../sandbox/sandbox.ts';
 import { pyStrip } from '../qa/pythonText.ts';
 import type { TestCase } from './testCases.ts';
 
-export type RunProgram = (opts: RunOptions) => Promise<SandboxResult>;
+export type RunEach = (opts: RunEachOptions) => Promise<SandboxResult[]>;
 
 /** GEM retries a program that failed with a NameError once with these imports in front. */
 const COMMON_IMPORTS = [
@@ -28,13 +31,11 @@ const COMMON_IMPORTS = [
 ].join('\n');
 
 export interface TestRunOptions {
-  run: RunProgram;
+  run: RunEach;
   timeoutMs: number;
   memoryMb: number;
   /** Tests in flight at once (GEM's max_workers). */
   concurrency: number;
-  /** Runs `run` takes at once without queueing them (a sandbox's pool size); default the machine's parallelism. */
-  parallel?: number;
 }
 
 export interface TestRunSummary {
@@ -60,13 +61,13 @@ function passes(r: SandboxResult, expected: string): boolean {
   return r.exitCode === 0 && !r.killedReason && pyStrip(r.stdout) === pyStrip(expected);
 }
 
-async function runOne(code: string, test: TestCase, o: TestRunOptions): Promise<SandboxResult> {
+function inputFor(test: TestCase): EachInput {
   const budget = stdoutBudget(test.output);
-  const run = (program: string) =>
-    o.run({ code: program, stdin: test.input, timeoutMs: o.timeoutMs, memoryMb: o.memoryMb, stdoutKeepBytes: budget, stdoutKillBytes: budget });
-  const first = await run(code);
-  if (first.exitCode !== 0 && !first.killedReason && first.stderr.includes('is not defined')) return run(`${COMMON_IMPORTS}\n${code}`);
-  return first;
+  return { stdin: test.input, stdoutKeepBytes: budget, stdoutKillBytes: budget };
+}
+
+function missingName(r: SandboxResult): boolean {
+  return r.exitCode !== 0 && !r.killedReason && r.stderr.includes('is not defined');
 }
 
 function describeFailure(r: SandboxResult, expected: string): string {
@@ -79,21 +80,36 @@ function describeFailure(r: SandboxResult, expected: string): string {
   return 'wrong output';
 }
 
-export async function runTests(code: string, tests: readonly TestCase[], o: TestRunOptions): Promise<TestRunSummary> {
-  let next = 0;
+/**
+ * The tests, longest input first: a reply waits for its slowest test, and the sandbox starts them
+ * one after another, so the one likely to run longest starts first. Every test must pass either way;
+ * only which failure is named first may differ.
+ */
+function longestFirst(tests: readonly TestCase[]): TestCase[] {
+  return tests
+    .map((test, i) => ({ test, i, size: Buffer.byteLength(test.input) }))
+    .sort((a, b) => b.size - a.size || a.i - b.i)
+    .map(({ test }) => test);
+}
+
+export async function runTests(code: string, given: readonly TestCase[], o: TestRunOptions): Promise<TestRunSummary> {
+  const limits = { timeoutMs: o.timeoutMs, memoryMb: o.memoryMb };
+  const tests = longestFirst(given);
   let passed = 0;
   let failure: string | undefined;
-  const worker = async () => {
-    while (failure === undefined && next < tests.length) {
-      const test = tests[next++];
-      const result = await runOne(code, test, o);
+  let at = 0;
+  // Each call runs the tests not yet run; it stops early only at a test that failed on its own, and
+  // a NameError is retried with the common imports: if that passes, the remaining tests go on.
+  while (failure === undefined && at < tests.length) {
+    const rest = tests.slice(at);
+    const results = await o.run({ code, inputs: rest.map(inputFor), parallel: Math.min(o.concurrency, rest.length), stopOnFailure: true, ...limits });
+    for (const [i, first] of results.entries()) {
+      const test = rest[i];
+      const result = missingName(first) ? (await o.run({ code: `${COMMON_IMPORTS}\n${code}`, inputs: [inputFor(test)], ...limits }))[0] : first;
       if (passes(result, test.output)) passed++;
       else failure ??= describeFailure(result, test.output);
     }
-  };
-  // More workers than the sandbox has processes would only queue tests that may no longer be needed
-  // once one fails, so stay within what it runs at once.
-  const workers = Math.max(1, Math.min(o.concurrency, tests.length, o.parallel ?? availableParallelism()));
-  await Promise.all(Array.from({ length: workers }, worker));
+    at += Math.max(1, results.length);
+  }
   return { passed, total: tests.length, failure };
 }
