@@ -350,6 +350,9 @@ def runner(k, isolated, req_r, out_w, err_w, st_w, go_r):
     if "tests" in req:
         try:
             run_each(req, out_w, err_w, workdir, isolated)
+        except BaseException as e:
+            # Said on our stderr, which the zygote puts in its reply (a fork refused, say).
+            os.write(2, f"{type(e).__name__}: {e}\n".encode(errors="replace"))
         finally:
             # Never back into the zygote's code, whatever happened.
             os._exit(1)
@@ -656,13 +659,15 @@ def run(req):
     """Runs one request; returns its reply and what is left to do once the reply is out (a run of
     several tests is answered when its report is complete, and its runner is reaped after that)."""
     started = time.monotonic()
+    # Worked out before a slot is taken: a malformed request fails here and costs no runner.
+    each = each_limits(req) if "tests" in req else None
     slot = take_slot(req)
     mark("zygote sent the request")
     RUNNING.add(slot.k)
     later = None
     try:
-        if "tests" in req:
-            reply, later = watch_each(req, slot, started)
+        if each is not None:
+            reply, later = watch_each(req, each, slot, started)
         else:
             reply = watch(req, slot, started)
         return reply, later
@@ -832,16 +837,22 @@ def finish(w, sel, slot):
     return report
 
 
-def watch_each(req, slot, started):
+def each_limits(req):
+    """How the zygote watches the runner of several tests: the whole run's timeout, and room on its
+    stdout for the report (every test's kept output, JSON-escaped at worst)."""
+    report_cap = sum((t.get("stdout_keep_bytes") or req["max_output_bytes"]) + req["max_output_bytes"] for t in req["tests"])
+    limits = dict(req, timeout_ms=batch_timeout_ms(req), stdout_keep_bytes=6 * report_cap + (1 << 20))
+    limits["stdout_kill_bytes"] = limits["stdout_keep_bytes"]
+    return limits
+
+
+def watch_each(req, limits, slot, started):
     """Collects the report of a run of several tests (its runner, our code, writes every test's
     result, each already capped, to its stdout). The reply goes out as soon as the report is whole;
     the runner's exit (the teardown of its namespaces) is waited for after that, while Node works,
     and before the slot's uid is free again."""
     if AHEAD:
         prepare()
-    report_cap = sum((t.get("stdout_keep_bytes") or req["max_output_bytes"]) + req["max_output_bytes"] for t in req["tests"])
-    limits = dict(req, timeout_ms=batch_timeout_ms(req), stdout_keep_bytes=6 * report_cap + (1 << 20))
-    limits["stdout_kill_bytes"] = limits["stdout_keep_bytes"]
     sel = selectors.DefaultSelector()
     w = Watched(slot.pid, slot.out_r, slot.err_r, started, limits, sel)
     while w.out_r in w.waiting:

@@ -288,6 +288,18 @@ describe.skipIf(!bwrapWorks())('Sandbox.runEach: one program, a process per inpu
     expect((await sb.runEach({ code: 'print(input())', inputs: inputs('x', 'y') })).map((r) => r.stdout)).toEqual(['x\n', 'y\n']);
   });
 
+  it('answers a call whose runner fails with a sandbox error that says why, and serves the next call', async () => {
+    // Node never sends a process limit that is not a number: here it stands for anything that breaks the runner.
+    const ask = (sb as unknown as { ask(req: object, watchdogMs: number): Promise<{ tests: unknown[]; error: string }> }).ask.bind(sb);
+    const base = { code: 'print(1)', timeout_ms: 2000, cpu_s: 2, memory_mb: 0, max_procs: 8, max_file_bytes: 1 << 20, max_output_bytes: 65536, kill_output_bytes: 1 << 22 };
+    const reply = await ask({ ...base, max_procs: 'many', tests: [{ stdin: '' }], parallel: 1 }, 10_000);
+    expect(reply.tests).toEqual([]);
+    expect(reply.error).toMatch(/^the tests' runner ended early \(exit code 1\): TypeError: can only concatenate str/);
+    // A request the zygote cannot read is refused before any process is made for it.
+    expect(await ask({ ...base, tests: ['not an object'], parallel: 1 }, 10_000)).toMatchObject({ error: expect.stringMatching(/^zygote: AttributeError/) });
+    expect((await sb.runEach({ code: 'print(input())', inputs: inputs('ok') }))[0].stdout).toBe('ok\n');
+  });
+
   it('rejects bad options with a clear error', async () => {
     await expect(sb.runEach({ code: 'pass', inputs: [] })).rejects.toMatchObject({ code: 'INVALID_OPTIONS', message: /inputs/ });
     await expect(sb.runEach({ code: 'pass', inputs: inputs(''), parallel: 0 })).rejects.toMatchObject({ code: 'INVALID_OPTIONS', message: /parallel/ });
