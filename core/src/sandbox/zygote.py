@@ -94,6 +94,34 @@ def mark(step):
         MARKS.append((step, time.monotonic_ns() // 1000))
 
 
+# The CPUs the sandbox may use. A process handed work (a runner its request, a test at its fork) is
+# put on another CPU than the one handing it over, then let free once it runs: left to the kernel,
+# a woken or forked process may queue behind the one that woke it while the other CPU idles
+# (docs/performance.md#sandbox: ~8 ms of one idle CPU per code-env reply, seen in a sched trace).
+CPUS = sorted(os.sched_getaffinity(0))
+
+
+def place_elsewhere(pid, nth=0):
+    """Queues `pid` (asleep, or just forked) on the nth CPU after the caller's own."""
+    if len(CPUS) < 2:
+        return
+    here = libc.sched_getcpu()
+    first = CPUS.index(here) + 1 if here in CPUS else 0
+    try:
+        os.sched_setaffinity(pid, {CPUS[(first + nth) % len(CPUS)]})
+    except OSError:
+        pass
+
+
+def let_free():
+    """Lets this process run on any of the sandbox's CPUs again (place_elsewhere pinned it)."""
+    if len(CPUS) > 1:
+        try:
+            os.sched_setaffinity(0, CPUS)
+        except OSError:
+            pass
+
+
 def write_file(path, text):
     fd = os.open(path, os.O_WRONLY)
     try:
@@ -346,6 +374,7 @@ def runner(k, isolated, req_r, out_w, err_w, st_w, go_r):
     os.close(st_w)
     mark("runner ready (namespaces, scratch, /proc)")
     req = read_request(req_r)
+    let_free()
     mark("runner got request")
     if "tests" in req:
         try:
@@ -359,10 +388,10 @@ def runner(k, isolated, req_r, out_w, err_w, st_w, go_r):
     execute(req, req.get("stdin"), out_w, err_w, workdir, isolated, req["max_procs"])
 
 
-def execute(req, stdin, out_w, err_w, workdir, drop_caps, max_procs):
+def execute(req, stdin, out_w, err_w, workdir, drop_caps, max_procs, compiled=None):
     """Turns this process into the program: stdin and streams set, everything else closed, limits
     set, capabilities dropped, the code run and the process ended the way the interpreter would end
-    it. Never returns."""
+    it. `compiled`: the code, compiled already (by a runner, once for all its tests). Never returns."""
     # The code may read its own /proc files, as a plain process can.
     libc.prctl(PR_SET_DUMPABLE, 1)
     os.chdir(workdir)
@@ -393,7 +422,8 @@ def execute(req, stdin, out_w, err_w, workdir, drop_caps, max_procs):
     namespace = {"__name__": "__main__", "__builtins__": __builtins__}
     code = 0
     try:
-        compiled = compile(req["code"], "main.py", "exec")
+        if compiled is None:
+            compiled = compile(req["code"], "main.py", "exec")
         mark("code compiled")
         exec(compiled, namespace)
     except SystemExit as e:
@@ -433,18 +463,20 @@ def run_each(req, report_w, err_w, workdir, isolated):
     parallel = tests_in_flight(req)
     # The process limit counts every test in flight (they share this run's uid).
     max_procs = req["max_procs"] * parallel + 1
+    compiled = compile_once(req["code"])
     sel = selectors.DefaultSelector()
+    bare = single_threaded()
     results, running, started, stopping = [None] * len(tests), [], 0, False
     while running or (started < len(tests) and not stopping):
         while started < len(tests) and not stopping and len(running) < parallel:
-            running.append(start_test(req, tests[started], started, workdir, max_procs, sel))
+            running.append(start_test(req, compiled, tests[started], started, workdir, max_procs, sel, bare))
             started += 1
         step(sel, running)
         for w in [w for w in running if w.done]:
             running.remove(w)
             w.reap()
             results[w.index] = w.result()
-            shutil.rmtree(w.folder, ignore_errors=True)
+            remove_folder(w.folder)
             stopping = stopping or (req.get("stop_on_failure") and failed_on_its_own(results[w.index]))
         reap_orphans({w.pid for w in running})
     view = memoryview(json.dumps(results[:started]).encode())
@@ -455,14 +487,66 @@ def run_each(req, report_w, err_w, workdir, isolated):
     os._exit(0)
 
 
-def start_test(req, test, index, workdir, max_procs, sel):
+# Code up to this size is compiled by the runner, once for all its tests: its compiler's memory is
+# then bounded without the tests' limits (a reply is a few kB; longer code each test compiles).
+COMPILE_ONCE_MAX_CHARS = 1 << 16
+
+
+def compile_once(code):
+    """The code compiled, or None (too long, or it does not compile: each test then fails on it as
+    its interpreter would, with the interpreter's own message)."""
+    if len(code) > COMPILE_ONCE_MAX_CHARS:
+        return None
+    try:
+        return compile(code, "main.py", "exec")
+    except BaseException:
+        return None
+
+
+def fork_test(bare):
+    """fork() for a runner's test. `bare` (the runner has no other thread): without the interpreter's
+    at-fork hooks but random's reseed (each test draws its own numbers, as a fresh interpreter
+    would). The hooks repair what other threads held at the fork (the GIL's and import lock's
+    mutexes, threading's registry): with no other thread there is nothing to repair, and they cost
+    each test ~0.6 ms of copy-on-write faults (threading's alone writes to ~150 pages)."""
+    if not bare:
+        return os.fork()
+    pid = libc_gil.fork()
+    if pid < 0:
+        raise OSError(ctypes.get_errno(), f"fork: {os.strerror(ctypes.get_errno())}")
+    if pid == 0:
+        rng = sys.modules.get("random")
+        if rng is not None:
+            rng._inst.seed()
+    return pid
+
+
+def single_threaded():
+    """Whether this process has one thread, counting those no Python code started."""
+    try:
+        return len(os.listdir("/proc/self/task")) == 1
+    except OSError:
+        return False
+
+
+def remove_folder(path):
+    """A test's folder goes when it ends (most are left empty: one rmdir)."""
+    try:
+        os.rmdir(path)
+    except OSError:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def start_test(req, compiled, test, index, workdir, max_procs, sel, bare):
     """Forks the child that runs `req`'s code on one test's stdin; returns it, watched."""
     folder = os.path.join(workdir, f"test-{index}")
     os.mkdir(folder, 0o700)
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     mark("runner forks a test")
-    pid = os.fork()
+    pid = fork_test(bare)
+    if pid:
+        place_elsewhere(pid, index)
     if pid == 0:
         del MARKS[:-1]
         mark("test forked")
@@ -470,7 +554,8 @@ def start_test(req, test, index, workdir, max_procs, sel):
             # Its own process group: what it leaves running is killed when it ends.
             os.setsid()
             # The runner dropped every capability: its children start without any.
-            execute(req, test.get("stdin"), out_w, err_w, folder, False, max_procs)
+            let_free()
+            execute(req, test.get("stdin"), out_w, err_w, folder, False, max_procs, compiled)
         finally:
             os._exit(1)
     os.close(out_w)
@@ -526,6 +611,9 @@ class Slot:
     def send(self, req):
         """Hands the request to the waiting runner; False if it is gone."""
         view = memoryview(json.dumps(req).encode())
+        # Woken where we run, the runner would wait for this process's next work (making the next
+        # slot) to end; it starts on another CPU.
+        place_elsewhere(self.pid)
         try:
             while view:
                 view = view[os.write(self.req_w, view):]

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { isRoot } from '../../src/sandbox/isolation.ts';
 import { MAX_STDOUT_BYTES, Sandbox } from '../../src/sandbox/sandbox.ts';
 import { GemError } from '../../src/core/errors.ts';
-import { bwrapWorks } from './sandboxSupport.ts';
+import { bwrapWorks, cpusAllowed } from './sandboxSupport.ts';
 
 describe.skipIf(!bwrapWorks())('Sandbox (bubblewrap)', () => {
   const sb = new Sandbox({ poolSize: 2 });
@@ -210,6 +210,48 @@ describe.skipIf(!bwrapWorks())('Sandbox.runEach: one program, a process per inpu
     expect(new Set(seen.map((s) => s[2])).size).toBe(4);
     // No test finds a file an earlier one wrote.
     expect(seen.map((s) => s.slice(3).join(' '))).toEqual(['[]', '[]', '[]', '[]']);
+  });
+
+  it('reports a syntax error from every input as a run does, and starts each input from unrun code, short or long', async () => {
+    const broken = 'x = 1\nif x\n    print(x)';
+    const alone = await sb.run({ code: broken });
+    const each = await sb.runEach({ code: broken, inputs: inputs('', ''), parallel: 2 });
+    expect(alone.stderr).toMatch(/File "main.py", line 2[\s\S]*SyntaxError/);
+    expect(each.map((r) => [r.exitCode, r.stderr])).toEqual([[1, alone.stderr], [1, alone.stderr]]);
+    // The runner compiles the code once; nothing of one input's run is in the next one's.
+    const counter = 'import sys\ndef bump(seen=[]):\n    seen.append(1)\n    return len(seen)\nprint(bump(), sys.modules.get("fractions") is not None and hasattr(sys.modules["fractions"], "mine"))\nimport fractions\nfractions.mine = 1';
+    expect((await sb.runEach({ code: counter, inputs: inputs('', '', ''), parallel: 1 })).map((r) => r.stdout)).toEqual(['1 False\n', '1 False\n', '1 False\n']);
+    // Code longer than the runner compiles for its tests is compiled by each.
+    const long = `# ${'x'.repeat(70_000)}\nprint(input())`;
+    expect((await sb.runEach({ code: long, inputs: inputs('a', 'b') })).map((r) => r.stdout)).toEqual(['a\n', 'b\n']);
+  });
+
+  it('gives each input what a fresh interpreter has: its own random seed, working threads and fork', async () => {
+    const code = [
+      'import os, random, threading',
+      'seen = []',
+      't = threading.Thread(target=lambda: seen.append(threading.get_ident() != threading.main_thread().ident))',
+      't.start(); t.join()',
+      'pid = os.fork()',
+      'if pid == 0:',
+      '    os._exit(7)',
+      '_, status = os.waitpid(pid, 0)',
+      'print(seen[0], os.waitstatus_to_exitcode(status), threading.current_thread() is threading.main_thread(), random.random())',
+      '# Not a daemon: the interpreter waits for it on the way out.',
+      'threading.Thread(target=lambda: (__import__("time").sleep(0.05), print("joined"))).start()',
+    ].join('\n');
+    const rs = await sb.runEach({ code, inputs: inputs('', '', '', ''), parallel: 2 });
+    const lines = rs.map((r) => r.stdout.trim().split('\n'));
+    expect(lines.map((l) => [l[0].split(' ').slice(0, 3).join(' '), l[1]])).toEqual(Array(4).fill(['True 7 True', 'joined']));
+    expect(new Set(lines.map((l) => l[0].split(' ')[3])).size).toBe(4);
+  });
+
+  it('lets every input and run use each CPU the sandbox may use', async () => {
+    const allowed = cpusAllowed();
+    const code = 'import os\nprint(sorted(os.sched_getaffinity(0)))';
+    const each = await sb.runEach({ code, inputs: inputs('', '', '', ''), parallel: 2 });
+    const alone = await sb.run({ code });
+    expect([...each, alone].map((r) => JSON.parse(r.stdout))).toEqual(Array(5).fill(allowed));
   });
 
   it('keeps at most `parallel` processes running at once', async () => {
