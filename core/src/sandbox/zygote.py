@@ -98,7 +98,7 @@ def mark(step):
 # put on another CPU than the one handing it over, then let free once it runs: left to the kernel,
 # a woken or forked process may queue behind the one that woke it while the other CPU idles
 # (docs/performance.md#sandbox: ~8 ms of one idle CPU per code-env reply, seen in a sched trace).
-CPUS = sorted(os.sched_getaffinity(0))
+CPUS = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
 
 
 def place_elsewhere(pid, nth=0):
