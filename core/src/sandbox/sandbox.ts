@@ -12,7 +12,7 @@
  * A program ends as under a plain `python main.py`: non-daemon threads are joined, atexit hooks run,
  * buffered streams and unclosed files are flushed, and `sys.exit(code)` gives the exit code.
  */
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism, constants as osConstants, tmpdir } from 'node:os';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -134,7 +134,12 @@ export const DEFAULT_PRELOAD = ['math', 'json', 're', 'collections', 'itertools'
 /** The most zygotes a pool starts with by default (one per core up to this). */
 const MAX_DEFAULT_POOL = 8;
 
-const SIGNAL_NAMES: Record<number, string> = { 4: 'SIGILL', 6: 'SIGABRT', 7: 'SIGBUS', 8: 'SIGFPE', 9: 'SIGKILL', 11: 'SIGSEGV', 15: 'SIGTERM', 24: 'SIGXCPU', 25: 'SIGXFSZ' };
+/** Signal number to name, as this platform numbers them (SIGIOT and SIGPOLL give way to SIGABRT and SIGIO). */
+const SIGNAL_NAMES: Record<number, string> = Object.fromEntries(
+  Object.entries(osConstants.signals)
+    .filter(([name]) => name !== 'SIGIOT' && name !== 'SIGPOLL')
+    .map(([name, n]) => [n, name]),
+);
 
 function mib(bytes: number): string {
   return `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`;

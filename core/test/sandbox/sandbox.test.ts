@@ -246,6 +246,26 @@ describe.skipIf(!bwrapWorks())('Sandbox.runEach: one program, a process per inpu
     expect(new Set(lines.map((l) => l[0].split(' ')[3])).size).toBe(4);
   });
 
+  it('names the signal an input ended by, its own included', async () => {
+    // Each input is a child of the run's init (pid 1), so a signal it sends itself ends it as it ends an interpreter.
+    const code = [
+      'import os, signal, time',
+      'how = input()',
+      'if how == "term":',
+      '    os.kill(os.getpid(), signal.SIGTERM)',
+      'elif how == "abort":',
+      '    os.abort()',
+      'elif how == "alarm":',
+      '    signal.alarm(1)',
+      '    time.sleep(3)',
+      'print("still here")',
+    ].join('\n');
+    const rs = await sb.runEach({ code, inputs: inputs('term', 'abort', 'alarm'), parallel: 3 });
+    expect(rs.map((r) => [r.exitCode, r.killedReason, r.stdout, r.stderr])).toEqual(
+      ['SIGTERM', 'SIGABRT', 'SIGALRM'].map((name) => [null, 'signal', '', `The program was killed by signal ${name}.`]),
+    );
+  });
+
   it('lets every input and run use each CPU the sandbox may use', async () => {
     const allowed = cpusAllowed();
     const code = 'import os\nprint(sorted(os.sched_getaffinity(0)))';
