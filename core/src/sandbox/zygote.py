@@ -545,8 +545,6 @@ def start_test(req, compiled, test, index, workdir, max_procs, sel, bare):
     err_r, err_w = os.pipe()
     mark("runner forks a test")
     pid = fork_test(bare)
-    if pid:
-        place_elsewhere(pid, index)
     if pid == 0:
         del MARKS[:-1]
         mark("test forked")
@@ -558,6 +556,7 @@ def start_test(req, compiled, test, index, workdir, max_procs, sel, bare):
             execute(req, test.get("stdin"), out_w, err_w, folder, False, max_procs, compiled)
         finally:
             os._exit(1)
+    place_elsewhere(pid, index)
     os.close(out_w)
     os.close(err_w)
     limits = dict(req, stdout_keep_bytes=test.get("stdout_keep_bytes"), stdout_kill_bytes=test.get("stdout_kill_bytes"))

@@ -1,4 +1,4 @@
-/** Whether bubblewrap works on this machine; tests that need it are skipped (and say so) when not. */
+/** What the sandbox tests ask of this machine: whether bubblewrap works (tests that need it are skipped, and say so, when not) and which CPUs this process may use. */
 import { readFileSync } from 'node:fs';
 import { detectIsolation, findBwrap } from '../../src/sandbox/isolation.ts';
 import { resolvePythonRuntime } from '../../src/sandbox/pythonRuntime.ts';
