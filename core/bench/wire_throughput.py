@@ -249,10 +249,8 @@ async def bare_asyncio_floor(agents: int, seconds: float, wake_in_turn: bool = F
     """What asyncio itself costs per coroutine step, with no gem_ts and no server: `agents` coroutines
     each awaiting a future of its own, all resolved together by one callback a loop turn later (what a
     coalesced reply does), each then asking again. The ceiling of any one-coroutine-per-env client.
-    With `wake_in_turn`, each task is woken by that callback itself (gem_ts.aio's ``resolve_in_turn``),
+    With `wake_in_turn`, each task is woken by that callback itself (as gem_ts.aio's reply reader does),
     instead of through ``set_result``'s ``call_soon``."""
-    from gem_ts.aio import resolve_in_turn
-
     loop = asyncio.get_running_loop()
     waiting: List["asyncio.Future[Any]"] = []
     scheduled = [False]
@@ -285,6 +283,19 @@ async def bare_asyncio_floor(agents: int, seconds: float, wake_in_turn: bool = F
     await asyncio.gather(*[agent(i) for i in range(agents)])
     n = max(1, sum(counts))
     return {"steps_per_s": n / (time.perf_counter() - t0), "cpu_us_per_step": (time.process_time() - c0) * 1e6 / n}
+
+
+def resolve_in_turn(fut: "asyncio.Future[Any]", value: Any) -> None:
+    """``fut.set_result(value)`` with its one waiting task woken now, not a loop turn later: the task's
+    done-callback taken off the future and run here (what gem_ts.aio's ``_Batch._deliver`` does)."""
+    callbacks = fut._callbacks  # type: ignore[attr-defined]
+    if callbacks is None or len(callbacks) != 1:
+        fut.set_result(value)
+        return
+    callback, context = callbacks[0]
+    fut.remove_done_callback(callback)
+    fut.set_result(value)
+    context.run(callback, fut)
 
 
 def _percentiles(samples_s: List[float]) -> Dict[str, float]:

@@ -6,14 +6,16 @@
     obs, info = await env.reset(seed=7)
     obs, reward, terminated, truncated, info = await env.step(action)
 
+``env.step`` and ``env.reset`` return an ``asyncio.Future`` (see ``AsyncSubEnv``).
+
 Steps (and resets) of single envs issued by many coroutines are coalesced across handles: every such
 call of one event-loop tick joins one ``batch`` request, whichever ``make``'d env or ``make_vec``
 sub-env it is for, so 256 agents stepping together cost one message, not 256 round trips. With many
 rows out, a tick's rows leave in two parts as they fill, so the server steps one while this process
-runs the coroutines of the other. The server
-runs each row through its handle's in-order queue and answers each row on its own: a bad action, a
-closed env or an unknown handle fails only the coroutine that asked, naming its env. The requests and
-their replies are the same ``calls`` the synchronous ``Client`` runs, over ``transport.AsyncTransport``
+runs the coroutines of the other. The server runs each row through its handle's in-order queue and
+answers each row on its own: a bad action, a closed env or an unknown handle fails only the
+coroutine that asked, naming its env. The requests and their replies are the same ``calls`` the
+synchronous ``Client`` runs, over ``transport.AsyncTransport``
 instead of a blocking socket: one protocol implementation (``session.Session``) for both.
 """
 
@@ -242,7 +244,8 @@ class _Tick:
         self.part_rows = 1 << 62
 
     def add(self, handle: int, index: int, action: Optional[str], seed: Any = None, options: Any = None) -> "asyncio.Future[Any]":
-        """A row for the next message; a row that cannot be sent fails its own coroutine at once."""
+        """A row for the next message, and the future of its outcome; a row that cannot be sent gets a
+        failed future at once."""
         fut: "asyncio.Future[Any]" = _Future()
         if not self.scheduled:
             self.scheduled = True
@@ -416,16 +419,26 @@ class _Batch:
                 fut = self.rows.items[int(e["row"])][3]
                 if not fut.done():
                     fut.set_exception(error_from_wire(e))
-        # Read by the socket's callback (no task running), each coroutine is woken here, in this turn.
-        resolve = resolve_in_turn if _WAKE_IN_TURN and _current_task() is None else _set_result
+        # Read by the socket's callback (no task running), each coroutine is woken here, in this turn
+        # (the task's one done-callback taken off and run here: ``set_result`` would ``call_soon`` it).
+        in_turn = _WAKE_IN_TURN and _current_task() is None
         for (_, _, action, fut), obs, reward, terminated, truncated, info in zip(
             self.rows.items, r["observation"], r["reward"], r["terminated"], r["truncated"], r["info"]
         ):
             if "past_end_warning" in info:
                 calls.warn_past_end(info)
-            if fut.done():
-                continue  # its coroutine was cancelled, or the row failed above
-            resolve(fut, (obs, info) if action is None else (obs, float(reward), terminated, truncated, info))
+            value = (obs, info) if action is None else (obs, float(reward), terminated, truncated, info)
+            callbacks = fut._callbacks if in_turn else None  # None too once done (cancelled, or failed above)
+            if callbacks is not None and len(callbacks) == 1:
+                callback, context = callbacks[0]
+                fut.remove_done_callback(callback)
+                fut.set_result(value)
+                try:
+                    context.run(callback, fut)
+                except Exception as e:
+                    _wake_failed(fut, e)
+            elif not fut.done():
+                fut.set_result(value)
 
     def _fail(self, err: BaseException) -> None:
         self._ended()
@@ -434,27 +447,15 @@ class _Batch:
                 fut.set_exception(err)
 
 
-def _set_result(fut: "asyncio.Future[Any]", value: Any) -> None:
-    fut.set_result(value)
+def _failed(e: BaseException) -> "asyncio.Future[Any]":
+    fut: "asyncio.Future[Any]" = _Future()
+    fut.set_exception(e)
+    return fut
 
 
-def resolve_in_turn(fut: "asyncio.Future[Any]", value: Any) -> None:
-    """``fut.set_result(value)``, with its waiting task woken now rather than a loop turn later: on
-    stock asyncio, ``set_result`` schedules each done-callback with ``call_soon`` (a ``Handle`` and a
-    pass of the loop's Python code per coroutine: ~1.7 µs of asyncio's ~4 µs per step). The future's
-    one callback (its task's wake-up) is taken off and run in its own context, as the loop would run
-    it. Only where no task is running (a socket's reader callback) and ``_WAKE_IN_TURN`` holds."""
-    callbacks = fut._callbacks
-    if callbacks is None or len(callbacks) != 1:
-        fut.set_result(value)
-        return
-    callback, context = callbacks[0]
-    fut.remove_done_callback(callback)
-    fut.set_result(value)
-    try:
-        context.run(callback, fut)
-    except Exception as e:  # a task's wake-up never raises; a done-callback someone added may
-        fut.get_loop().call_exception_handler({"message": "a done-callback of a gem_ts.aio future failed", "exception": e, "future": fut})
+def _wake_failed(fut: "asyncio.Future[Any]", e: Exception) -> None:
+    # A task's wake-up never raises; a done-callback someone added may.
+    fut.get_loop().call_exception_handler({"message": "a done-callback of a gem_ts.aio future failed", "exception": e, "future": fut})
 
 
 class _NothingToSend(Exception):
@@ -481,18 +482,30 @@ class AsyncVectorEnv(VectorPlumbing, Awaiting):
 
 class AsyncSubEnv:
     """One env with GEM's single-env API, awaited: a ``make``'d env or a sub-env of a vector env. Its
-    steps and resets travel with those of every other env of the client asked in the same tick."""
+    steps and resets travel with those of every other env of the client asked in the same tick.
+
+    ``step`` and ``reset`` return the row's ``asyncio.Future`` (as ``AsyncClient.step_one`` does), not a
+    coroutine: the row joins the tick when the call is made, and ``await``, ``asyncio.gather``,
+    ``asyncio.wait_for`` and ``asyncio.ensure_future`` take it as they take a coroutine.
+    ``asyncio.create_task`` takes coroutines only: wrap the call (``async def``) or use ``ensure_future``.
+    A coroutine around each step cost a fifth of a coroutine's whole step (issue 26)."""
 
     def __init__(self, client: AsyncClient, handle: int, index: int, env_id: str, owns_handle: bool = False):
         self.client, self.handle, self.index, self.env_id = client, handle, index, env_id
         self._owns_handle = owns_handle
         self._add = client._tick.add
 
-    async def reset(self, seed: Optional[int] = None, **kwargs: Any) -> ResetOne:
-        return await self._add(self.handle, self.index, None, seed, calls.reset_kwargs(kwargs) or None if kwargs else None)
+    def reset(self, seed: Optional[int] = None, **kwargs: Any) -> "asyncio.Future[ResetOne]":
+        """``(observation, info)``, awaited; options as GEM's envs take them (``reset(idx=i)``)."""
+        try:
+            options = calls.reset_kwargs(kwargs) or None if kwargs else None
+        except (TypeError, ValueError) as e:
+            return _failed(e)  # like every other bad argument: raised where the future is awaited
+        return self._add(self.handle, self.index, None, seed, options)
 
-    async def step(self, action: str) -> StepOne:
-        return await self._add(self.handle, self.index, action)
+    def step(self, action: str) -> "asyncio.Future[StepOne]":
+        """``(observation, reward, terminated, truncated, info)``, awaited."""
+        return self._add(self.handle, self.index, action)
 
     async def sample_random_action(self) -> str:
         return (await self.client.sample(self.handle, [self.index]))[0]

@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 import gem_ts as gem
+from aio_requests import count_requests
+
 from gem_ts import aio
 
 EASY = "game:GuessTheNumber-v0-easy"
@@ -18,24 +20,11 @@ def run(coro):
     return asyncio.run(coro)
 
 
-def _count_requests(c) -> list:
-    """The op of every request the client sends from now on (each one goes through Session.frame)."""
-    sent: list = []
-    frame = c.session.frame
-
-    def counting(call, now):
-        sent.append(call.op)
-        return frame(call, now)
-
-    c.session.frame = counting
-    return sent
-
-
 def test_agents_in_one_loop_share_batches(server) -> None:
     async def main():
         async with await aio.connect(server.endpoint) as c:
             pool = await c.make_vec(EASY, num_envs=32, autoreset_mode="disabled")
-            sent = _count_requests(c)
+            sent = count_requests(c)
 
             async def agent(i: int) -> float:
                 env = pool.env(i)
@@ -68,7 +57,7 @@ def test_coroutines_of_many_handles_share_one_request_per_tick(server) -> None:
             pool = await c.make_vec(EASY, num_envs=8, autoreset_mode="disabled", max_turns=100)
             envs = own + [pool.env(i) for i in range(8)]
             before = (await c.stats())["client"]["requests"]
-            sent = _count_requests(c)
+            sent = count_requests(c)
             resets = await asyncio.gather(*[e.reset(seed=i) for i, e in enumerate(envs)])
             assert sent == ["batch"] and all(obs.startswith("You are playing") for obs, _ in resets)
             for turn in range(3):  # guesses out of range: no episode ends
@@ -96,7 +85,7 @@ def test_a_tick_of_many_rows_leaves_in_two_parts_once_rows_are_out(server) -> No
         async with await aio.connect(server.endpoint) as c:
             pool = await c.make_vec(EASY, num_envs=128, autoreset_mode="disabled", max_turns=100)
             await pool.reset(seed=0)
-            sent = _count_requests(c)
+            sent = count_requests(c)
             parts: list = []
             send = c._transport.send_now
             c._transport.send_now = lambda call, cb: parts.append(len(call.header["rows"]["handle"])) or send(call, cb)
@@ -129,7 +118,9 @@ def test_rows_out_are_counted_back_whatever_ends_them(server) -> None:
             pool = await c.make_vec(EASY, num_envs=4, autoreset_mode="disabled", max_turns=100)
             await pool.reset(seed=0)
             ghost = aio.AsyncSubEnv(c, c.session.handle(987654, 1), 0, EASY)
-            results = await asyncio.gather(ghost.step("\\boxed{1}"), pool.env(0).step(7), pool.env(1).step("\\boxed{1}"), return_exceptions=True)
+            results = await asyncio.gather(
+                ghost.step("\\boxed{1}"), pool.env(0).step(7), pool.env(1).step("\\boxed{1}"), return_exceptions=True
+            )
             assert isinstance(results[0], gem.UnknownHandleError) and isinstance(results[1], TypeError), results
             assert c._tick.in_flight == 0
             task = asyncio.ensure_future(pool.env(2).step("\\boxed{1}"))
@@ -280,7 +271,7 @@ def test_runs_on_uvloop_as_on_asyncio(server) -> None:
             own = [await c.make(EASY, max_turns=100) for _ in range(8)]
             pool = await c.make_vec(EASY, num_envs=128, autoreset_mode="disabled", max_turns=100)
             envs = own + [pool.env(i) for i in range(128)]
-            sent = _count_requests(c)
+            sent = count_requests(c)
             answers = [await asyncio.gather(*[e.reset(seed=i) for i, e in enumerate(envs)])]
             for turn in range(3):  # guesses out of range: no episode ends, each reply names its turn
                 answers.append(await asyncio.gather(*[e.step(f"\\boxed{{{1000 + i + turn}}}") for i, e in enumerate(envs)]))

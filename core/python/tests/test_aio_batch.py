@@ -8,6 +8,8 @@ import asyncio
 from typing import Any, List
 
 import gem_ts as gem
+from aio_requests import count_requests
+
 from gem_ts import aio
 from gem_ts.session import Handle
 
@@ -17,18 +19,6 @@ OUT_OF_RANGE = "\\boxed{1000}"  # a valid guess that never ends an episode
 
 def run(coro: Any) -> Any:
     return asyncio.run(coro)
-
-
-def _count_requests(c: aio.AsyncClient) -> List[str]:
-    sent: List[str] = []
-    frame = c.session.frame
-
-    def counting(call: Any, now: float) -> Any:
-        sent.append(call.op)
-        return frame(call, now)
-
-    c.session.frame = counting  # type: ignore[method-assign]
-    return sent
 
 
 async def _own_envs(c: aio.AsyncClient, n: int) -> List[aio.AsyncSubEnv]:
@@ -49,8 +39,13 @@ def test_an_unknown_handle_in_a_batch_fails_only_its_coroutine(server) -> None:
         async with await aio.connect(server.endpoint) as c:
             envs = await _own_envs(c, 6)
             ghost = aio.AsyncSubEnv(c, c.session.handle(987654, 1), 0, EASY)
-            sent = _count_requests(c)
-            results = await asyncio.gather(*[e.step(OUT_OF_RANGE) for e in envs[:3]], ghost.step(OUT_OF_RANGE), *[e.step(OUT_OF_RANGE) for e in envs[3:]], return_exceptions=True)
+            sent = count_requests(c)
+            results = await asyncio.gather(
+                *[e.step(OUT_OF_RANGE) for e in envs[:3]],
+                ghost.step(OUT_OF_RANGE),
+                *[e.step(OUT_OF_RANGE) for e in envs[3:]],
+                return_exceptions=True,
+            )
             assert sent == ["batch"]
             err = results[3]
             assert isinstance(err, gem.UnknownHandleError), repr(err)
@@ -85,7 +80,10 @@ def test_a_row_that_needs_a_reset_or_a_wrong_action_type_fails_alone(server) -> 
             envs = await _own_envs(c, 4)
             fresh = await c.make(EASY)  # never reset: autoreset is disabled for a make'd env
             results = await asyncio.gather(
-                envs[0].step(OUT_OF_RANGE), fresh.step(OUT_OF_RANGE), envs[1].step(42), *[e.step(OUT_OF_RANGE) for e in envs[2:]],  # type: ignore[arg-type]
+                envs[0].step(OUT_OF_RANGE),
+                fresh.step(OUT_OF_RANGE),
+                envs[1].step(42),
+                *[e.step(OUT_OF_RANGE) for e in envs[2:]],  # type: ignore[arg-type]
                 return_exceptions=True,
             )
             assert isinstance(results[1], gem.ResetNeededError) and "needs a reset" in str(results[1]), repr(results[1])
@@ -115,7 +113,9 @@ def test_an_env_that_fails_while_stepping_fails_only_its_coroutine(server) -> No
             own = await c.make("py:AioFragile-v0")
             await own.reset()
             subs = [pool.env(i) for i in range(4)]
-            results = await asyncio.gather(subs[0].step("a"), subs[1].step("boom"), own.step("c"), subs[2].step("d"), subs[3].step("e"), return_exceptions=True)
+            results = await asyncio.gather(
+                subs[0].step("a"), subs[1].step("boom"), own.step("c"), subs[2].step("d"), subs[3].step("e"), return_exceptions=True
+            )
             err = results[1]
             assert isinstance(err, gem.GemError) and "env 1 of handle" in str(err) and "the env broke" in str(err), repr(err)
             assert [r[0] for i, r in enumerate(results) if i != 1] == ["ok a", "ok c", "ok d", "ok e"]
@@ -129,8 +129,10 @@ def test_one_oversized_action_among_good_ones_fails_alone(strict_server) -> None
             pool = await c.make_vec(EASY, num_envs=4, autoreset_mode="disabled", max_turns=100)
             envs = [*await _own_envs(c, 1), *(pool.env(i) for i in range(4))]
             await asyncio.gather(*[e.reset(seed=0) for e in envs[1:]])
-            sent = _count_requests(c)
-            results = await asyncio.gather(*[e.step("x" * 200_000 if i == 1 else OUT_OF_RANGE) for i, e in enumerate(envs)], return_exceptions=True)
+            sent = count_requests(c)
+            results = await asyncio.gather(
+                *[e.step("x" * 200_000 if i == 1 else OUT_OF_RANGE) for i, e in enumerate(envs)], return_exceptions=True
+            )
             err = results[1]
             assert isinstance(err, gem.LimitExceededError) and err.code == "MESSAGE_TOO_LARGE" and "env 0" in str(err), repr(err)
             _stepped(results, 1)
@@ -149,7 +151,9 @@ def test_rows_the_client_refuses_never_leave_and_the_rest_do(server) -> None:
             h = envs[0].handle
             stale = aio.AsyncSubEnv(c, Handle(int(envs[1].handle), "an-earlier-boot", 1), 0, EASY)
             c.session.unknown_state[int(h)] = {0}
-            results = await asyncio.gather(envs[0].step(OUT_OF_RANGE), stale.step(OUT_OF_RANGE), envs[2].step(OUT_OF_RANGE), return_exceptions=True)
+            results = await asyncio.gather(
+                envs[0].step(OUT_OF_RANGE), stale.step(OUT_OF_RANGE), envs[2].step(OUT_OF_RANGE), return_exceptions=True
+            )
             assert isinstance(results[0], gem.ResetNeededError) and "unknown" in str(results[0]), repr(results[0])
             assert isinstance(results[1], gem.UnknownHandleError) and "restarted" in str(results[1]), repr(results[1])
             assert "turn 1," in results[2][0]
@@ -179,7 +183,7 @@ def test_a_tick_larger_than_one_message_goes_as_several(strict_server) -> None:
         async with await aio.connect(strict_server.endpoint) as c:  # 64 KiB messages, 2 handles of 16 envs
             pools = [await c.make_vec(EASY, num_envs=16, autoreset_mode="disabled", max_turns=100) for _ in range(2)]
             await asyncio.gather(*[p.reset(seed=0) for p in pools])
-            sent = _count_requests(c)
+            sent = count_requests(c)
             action = OUT_OF_RANGE + " " * 4000  # 32 × ~4 kB > 64 KiB
             results = await asyncio.gather(*[p.env(i).step(action) for p in pools for i in range(16)])
             assert all("turn 1," in r[0] for r in results)
