@@ -15,8 +15,8 @@ rows out, a tick's rows leave in two parts as they fill, so the server steps one
 runs the coroutines of the other. The server runs each row through its handle's in-order queue and
 answers each row on its own: a bad action, a closed env or an unknown handle fails only the
 coroutine that asked, naming its env. The requests and their replies are the same ``calls`` the
-synchronous ``Client`` runs, over ``transport.AsyncTransport``
-instead of a blocking socket: one protocol implementation (``session.Session``) for both.
+synchronous ``Client`` runs, over ``transport.AsyncTransport`` instead of a blocking socket: one
+protocol implementation (``session.Session``) for both.
 """
 
 from __future__ import annotations
@@ -428,7 +428,7 @@ class _Batch:
             if "past_end_warning" in info:
                 calls.warn_past_end(info)
             value = (obs, info) if action is None else (obs, float(reward), terminated, truncated, info)
-            callbacks = fut._callbacks if in_turn else None  # None too once done (cancelled, or failed above)
+            callbacks = fut._callbacks if in_turn else None  # none left once done (cancelled, or failed above)
             if callbacks is not None and len(callbacks) == 1:
                 callback, context = callbacks[0]
                 fut.remove_done_callback(callback)
