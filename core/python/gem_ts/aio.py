@@ -246,7 +246,6 @@ class _Tick:
     def add(self, handle: int, index: int, action: Optional[str], seed: Any = None, options: Any = None) -> "asyncio.Future[Any]":
         """A row for the next message, and the future of its outcome; a row that cannot be sent gets a
         failed future at once."""
-        fut: "asyncio.Future[Any]" = _Future()
         if not self.scheduled:
             self.scheduled = True
             self.budget()  # read once a tick: the limits change only with a new hello
@@ -263,8 +262,7 @@ class _Tick:
                         raise TypeError(f"reset: one env takes one seed, not {len(seed)}")
                 size = self._size(int(index), action, options)
             except (TypeError, ValueError, GemError) as e:
-                fut.set_exception(e)
-                return fut
+                return _failed(e)
         rows = self.rows
         items = rows.items
         if items and (rows.used + size > self._budget or len(items) >= _MAX_ROWS):
@@ -276,6 +274,7 @@ class _Tick:
             if rows.reset_args is None:
                 rows.reset_args = {}
             rows.reset_args[len(items)] = (seed, options)
+        fut: "asyncio.Future[Any]" = _Future()
         items.append((handle, index, action, fut))
         if len(items) >= self.part_rows and not self.full:
             self.rows = _Rows()

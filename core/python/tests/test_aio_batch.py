@@ -82,8 +82,8 @@ def test_a_row_that_needs_a_reset_or_a_wrong_action_type_fails_alone(server) -> 
             results = await asyncio.gather(
                 envs[0].step(OUT_OF_RANGE),
                 fresh.step(OUT_OF_RANGE),
-                envs[1].step(42),
-                *[e.step(OUT_OF_RANGE) for e in envs[2:]],  # type: ignore[arg-type]
+                envs[1].step(42),  # type: ignore[arg-type]
+                *[e.step(OUT_OF_RANGE) for e in envs[2:]],
                 return_exceptions=True,
             )
             assert isinstance(results[1], gem.ResetNeededError) and "needs a reset" in str(results[1]), repr(results[1])
